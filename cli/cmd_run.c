@@ -1,0 +1,236 @@
+/*
+ * kbx run TASK [FILE]: verify and time a candidate in a worker, print, record in history.
+ * kbx worker: the worker side (reads a request on stdin, writes events on stdout).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/engine.h"
+#include "../core/util.h"
+#include "../core/worker.h"
+#include "../db/db.h"
+#include "../db/recorder.h"
+#include "cli.h"
+
+static const char run_usage[] =
+	"usage: kbx run TASK [FILE] [options]\n"
+	"\n"
+	"Compile FILE (default: the task's reference) with NVRTC, verify it against the reference on\n"
+	"every case, time it on every perf row, and record the attempt in the history.\n"
+	"Exit status: 0 pass, 1 any other verdict, 2 usage or set-up error.\n"
+	"\n"
+	"options:\n"
+	"  --json                 one JSON document with every result\n"
+	"  --seed N               input seed (default 0)\n"
+	"  --no-perf              verify only\n"
+	"  --rows N               time only the last (largest) N perf rows\n"
+	"  --device N             CUDA device ordinal (default 0)\n"
+	"  --warmup MS            do_bench warm-up per row (default 25)\n"
+	"  --rep MS               do_bench repetition time per row (default 100)\n"
+	"  --launch-timeout S     limit per kernel launch (default 10)\n"
+	"  --compile-timeout S    limit for compiling (default 60)\n"
+	"  --no-history           do not record this run\n"
+	"  --save-cubin FILE      write the candidate's compiled cubin to FILE\n"
+	"  -v, --verbose          every case's details, also when it passes\n";
+
+static double parse_num(const char *s, const char *what, int *bad)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || v < 0) {
+		cli_fail(2, "%s expects a non-negative number, not '%s'", what, s);
+		*bad = 1;
+	}
+	return v;
+}
+
+int cmd_run(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "seed", required_argument, NULL, 's' },
+		{ "no-perf", no_argument, NULL, 'P' }, { "rows", required_argument, NULL, 'r' },
+		{ "device", required_argument, NULL, 'D' }, { "warmup", required_argument, NULL, 'w' },
+		{ "rep", required_argument, NULL, 'R' }, { "launch-timeout", required_argument, NULL, 'L' },
+		{ "compile-timeout", required_argument, NULL, 'C' }, { "no-history", no_argument, NULL, 'n' },
+		{ "save-cubin", required_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	struct worker_request req;
+	struct text_printer tp = { 0 };
+	struct json_printer *jp = NULL;
+	struct run_events text_ev, json_ev, rec_ev, tee_ev;
+	enum verdict verdict;
+	struct run_events_tee tee = { { NULL } };
+	struct recorder *rec = NULL;
+	struct db *db = NULL;
+	const struct task *t;
+	const char *file;
+	char *source = NULL;
+	size_t len;
+	int opt, json = 0, bad = 0, rc;
+	const char *save_cubin = NULL;
+	char cubin_path[4096];
+	enum kbx_status st;
+
+	worker_request_default(&req);
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 'P': req.no_perf = 1; break;
+		case 'r': req.max_perf_rows = (int)parse_num(optarg, "--rows", &bad); break;
+		case 'D': req.device = (int)parse_num(optarg, "--device", &bad); break;
+		case 'w': req.warmup_ms = parse_num(optarg, "--warmup", &bad); break;
+		case 'R': req.rep_ms = parse_num(optarg, "--rep", &bad); break;
+		case 'L': req.launch_limit_s = parse_num(optarg, "--launch-timeout", &bad); break;
+		case 'C': req.compile_limit_s = parse_num(optarg, "--compile-timeout", &bad); break;
+		case 'n': c->no_history = 1; break;
+		case 'v': tp.verbose = 1; break;
+		case 'S': save_cubin = optarg; break;
+		case 'h': fputs(run_usage, stdout); return 0;
+		default: fputs(run_usage, stderr); return 2;
+		}
+	}
+	if (bad)
+		return 2;
+	if (optind >= argc || argc - optind > 2) {
+		fputs(run_usage, stderr);
+		return 2;
+	}
+	t = cli_task(c, argv[optind]);
+	if (!t)
+		return 2;
+	file = optind + 1 < argc ? argv[optind + 1] : t->reference_path;
+	if (read_file(file, &source, &len))
+		return cli_fail(2, "%s", kbx_last_error());
+
+	req.task_id = t->id;
+	req.source = source;
+	req.source_name = (char *)file;
+	req.tasks_root = c->cat.root;
+	if (save_cubin) {
+		/* The worker runs in its own directory: hand it an absolute path. */
+		if (save_cubin[0] == '/')
+			snprintf(cubin_path, sizeof(cubin_path), "%s", save_cubin);
+		else if (getcwd(cubin_path, sizeof(cubin_path) - strlen(save_cubin) - 2))
+			snprintf(cubin_path + strlen(cubin_path), sizeof(cubin_path) - strlen(cubin_path), "/%s", save_cubin);
+		else
+			return cli_fail(2, "cannot resolve '%s'", save_cubin);
+		req.save_cubin = cubin_path;
+	}
+	if (!c->no_history) {
+		st = db_open(c->db_path, &db);
+		if (st) {
+			cli_fail(0, "history disabled: %s", kbx_last_error());
+			db = NULL;
+		}
+	}
+	req.db_path = db ? (char *)c->db_path : NULL;
+
+	if (json) {
+		jp = json_printer_new(t->id);
+		json_ev = json_printer_events(jp);
+		tee.to[0] = &json_ev;
+	} else {
+		tp.out = stdout;
+		tp.color = isatty(1) && !getenv("NO_COLOR");
+		text_ev = text_printer_events(&tp);
+		tee.to[0] = &text_ev;
+		printf("%s · %s\n", t->id, file);
+	}
+	if (db) {
+		rec = recorder_new(db, t->id, t->category, source, file, req.seed);
+		rec_ev = recorder_events(rec);
+		tee.to[1] = &rec_ev;
+	}
+	tee_ev = events_tee(&tee);
+
+	st = worker_run(NULL, &req, &tee_ev, NULL, NULL);
+	rc = st ? cli_fail(2, "%s", kbx_last_error()) : 0;
+	if (json)
+		json_printer_dump(jp, stdout);
+	if (!st) {
+		if (rec && recorder_status(rec))
+			cli_fail(0, "the run was not recorded: %s", kbx_last_error());
+		verdict = json ? json_printer_verdict(jp) : tp.verdict;
+		rc = verdict == V_PASS ? 0 : 1;
+	}
+	recorder_free(rec);
+	json_printer_free(jp);
+	db_close(db);
+	free(source);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ worker ---- */
+
+static int cache_get(void *ctx, const char *key, void **image, size_t *size, char **log)
+{
+	return db_cache_get(ctx, key, image, size, log) == KBX_OK ? 0 : -1;
+}
+
+static void cache_put(void *ctx, const char *key, const char *arch, const char *options, const void *image,
+		      size_t size, const char *log)
+{
+	db_cache_put(ctx, key, arch, options, image, size, log);
+}
+
+int cmd_worker(struct cli *c, int argc, char **argv)
+{
+	struct worker_request req;
+	struct engine_options o;
+	struct compile_cache cache = { NULL, cache_get, cache_put };
+	struct run_events ev = events_json_writer(stdout);
+	struct task *t = NULL;
+	struct db *db = NULL;
+	char *line = NULL, *slash;
+	size_t cap = 0;
+	int sticky = 0;
+	enum kbx_status st;
+
+	(void)argc;
+	(void)argv;
+	if (getline(&line, &cap, stdin) < 0)
+		return cli_fail(2, "worker: no request on stdin");
+	st = worker_request_from_json(line, &req);
+	free(line);
+	if (st)
+		return cli_fail(2, "worker: %s", kbx_last_error());
+	slash = strchr(req.task_id, '/');
+	if (!slash) {
+		worker_request_free(&req);
+		return cli_fail(2, "worker: bad task id");
+	}
+	*slash = '\0';
+	st = task_load(req.tasks_root ? req.tasks_root : c->tasks_root, req.task_id, slash + 1, &t);
+	*slash = '/';
+	if (st) {
+		worker_request_free(&req);
+		return cli_fail(2, "worker: %s", kbx_last_error());
+	}
+	if (req.db_path && db_open(req.db_path, &db) == KBX_OK)
+		cache.ctx = db;
+	engine_options_default(&o);
+	o.seed = req.seed;
+	o.no_perf = req.no_perf;
+	o.device = req.device;
+	o.max_perf_rows = req.max_perf_rows;
+	o.warmup_ms = req.warmup_ms;
+	o.rep_ms = req.rep_ms;
+	o.launch_limit_s = req.launch_limit_s;
+	o.compile_limit_s = req.compile_limit_s;
+	o.tasks_root = req.tasks_root ? req.tasks_root : c->tasks_root;
+	o.save_cubin = req.save_cubin;
+	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
+			db ? &cache : NULL, &ev, &sticky);
+	fflush(stdout);
+	db_close(db);
+	task_free(t);
+	worker_request_free(&req);
+	if (st)
+		return 1;
+	return sticky ? 3 : 0;
+}

@@ -1,0 +1,263 @@
+/* kbx show TASK and kbx starter TASK. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/golden.h"
+#include "../core/problem.h"
+#include "../core/util.h"
+#include "cli.h"
+
+static const char show_usage[] =
+	"usage: kbx show TASK [--json]\n"
+	"\n"
+	"A task's summary, arguments, tolerance, cases, perf rows and golden tables.\n";
+
+static const char *dir_name(enum arg_dir d)
+{
+	switch (d) {
+	case ARG_IN: return "in";
+	case ARG_OUT: return "out";
+	case ARG_INOUT: return "inout";
+	case ARG_SCALAR: return "scalar";
+	}
+	return "?";
+}
+
+static char *shape_text(const struct task_arg *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	int d;
+
+	sbuf_adds(&sb, "[");
+	for (d = 0; d < a->ndim; d++)
+		sbuf_addf(&sb, "%s%s", d ? ", " : "", a->shape[d]);
+	sbuf_adds(&sb, "]");
+	return sbuf_detach(&sb);
+}
+
+static json_t *task_json(const struct task *t, const char *root)
+{
+	json_t *o = json_object(), *args = json_array(), *cases = json_array(), *golden = json_object();
+	char **names;
+	int i, j, n;
+
+	json_object_set_new(o, "id", json_string(t->id));
+	json_object_set_new(o, "category", json_string(t->category));
+	json_object_set_new(o, "name", json_string(t->name));
+	json_object_set_new(o, "difficulty", json_integer(t->difficulty));
+	json_object_set_new(o, "summary", json_string(t->summary ? t->summary : ""));
+	json_object_set_new(o, "mirrors", json_string(t->mirrors ? t->mirrors : ""));
+	json_object_set_new(o, "verifier", json_string(t->verifier ? t->verifier : "elementwise"));
+	for (i = 0; i < t->nargs; i++) {
+		json_t *a = json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "dir", dir_name(t->args[i].dir), "dtype",
+				      dtype_name(t->args[i].dtype));
+
+		if (t->args[i].dir != ARG_SCALAR) {
+			json_t *sh = json_array();
+
+			for (j = 0; j < t->args[i].ndim; j++)
+				json_array_append_new(sh, json_string(t->args[i].shape[j]));
+			json_object_set_new(a, "shape", sh);
+		}
+		json_array_append_new(args, a);
+	}
+	json_object_set_new(o, "args", args);
+	for (i = 0; i < t->ncases; i++) {
+		json_t *b = json_object();
+
+		for (j = 0; j < t->cases[i].nb; j++)
+			json_object_set_new(b, t->cases[i].b[j].key, json_string(t->cases[i].b[j].value));
+		json_array_append_new(cases, json_pack("{s:s, s:o}", "name", t->cases[i].name, "bindings", b));
+	}
+	json_object_set_new(o, "cases", cases);
+	json_object_set_new(o, "perf_rows", json_integer(t->perf.nrows));
+	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b}", "rtol", t->tol.rtol, "atol", t->tol.atol,
+						      "metric", t->tol.metric));
+	n = golden_list(root, &names);
+	for (i = 0; i < n; i++) {
+		struct golden_table *g;
+		const struct golden_row *rows;
+		int nrows = 0;
+
+		if (golden_load(root, names[i], &g) == KBX_OK) {
+			if (golden_rows(g, t->name, &rows, &nrows) == KBX_OK)
+				json_object_set_new(golden, names[i], json_integer(nrows));
+			golden_free(g);
+		}
+		free(names[i]);
+	}
+	free(names);
+	json_object_set_new(o, "golden_rows", golden);
+	json_object_set_new(o, "reference", json_string(t->reference_path));
+	{
+		json_t *ex = json_array();
+
+		for (i = 0; i < t->nexamples; i++)
+			json_array_append_new(ex, json_string(t->examples[i]));
+		json_object_set_new(o, "examples", ex);
+	}
+	return o;
+}
+
+int cmd_show(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	const struct task *t;
+	json_t *o;
+	int opt, json = 0, i, j;
+	char stars[64];
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 'h': fputs(show_usage, stdout); return 0;
+		default: fputs(show_usage, stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(show_usage, stderr);
+		return 2;
+	}
+	t = cli_task(c, argv[optind]);
+	if (!t)
+		return 2;
+	o = task_json(t, c->cat.root);
+	if (json) {
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+		return 0;
+	}
+	printf("%s  %s\n\n%s\n\n", t->id, cli_stars(t->difficulty, stars, sizeof(stars)), t->summary ? t->summary : "");
+	if (t->mirrors)
+		printf("mirrors    KernelBenchX %s\n", t->mirrors);
+	printf("verifier   %s\n", t->verifier ? t->verifier : "elementwise");
+	if (t->tol.metric)
+		printf("tolerance  cosine >= %g, l1_relative <= %g, rmse <= %g\n", t->tol.cosine_sim, t->tol.l1_relative,
+		       t->tol.rmse);
+	else if (t->tol.rtol >= 0 || t->tol.atol >= 0)
+		printf("tolerance  rtol %g, atol %g\n", t->tol.rtol, t->tol.atol);
+	else
+		printf("tolerance  by output dtype (f16/bf16 5e-3, f32/f64 1e-5, integers exact)\n");
+	printf("\narguments\n");
+	for (i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+
+		if (a->dir == ARG_SCALAR) {
+			printf("  %-16s %-6s %s\n", a->name, "scalar", dtype_name(a->dtype));
+		} else {
+			char *sh = shape_text(a);
+
+			printf("  %-16s %-6s %-5s %s\n", a->name, dir_name(a->dir), dtype_name(a->dtype), sh);
+			free(sh);
+		}
+	}
+	printf("\ncases (%d)\n", t->ncases);
+	for (i = 0; i < t->ncases; i++) {
+		printf("  %-28s", t->cases[i].name);
+		for (j = 0; j < t->cases[i].nb; j++)
+			printf(" %s=%s", t->cases[i].b[j].key, t->cases[i].b[j].value);
+		putchar('\n');
+	}
+	printf("\nperf rows  %d", t->perf.nrows);
+	if (t->perf.nrows) {
+		struct problem p;
+
+		if (problem_from_perf(t, 0, &p) == KBX_OK) {
+			printf("  from %s", p.input_size ? p.input_size : "?");
+			problem_free(&p);
+		}
+		if (problem_from_perf(t, t->perf.nrows - 1, &p) == KBX_OK) {
+			printf(" to %s", p.input_size ? p.input_size : "?");
+			problem_free(&p);
+		}
+	}
+	printf("\ngolden     ");
+	{
+		json_t *g = json_object_get(o, "golden_rows"), *v;
+		const char *k;
+		int any = 0;
+
+		json_object_foreach(g, k, v) {
+			printf("%s%s (%lld rows)", any ? ", " : "", k, (long long)json_integer_value(v));
+			any = 1;
+		}
+		printf("%s\n", any ? "" : "none");
+	}
+	printf("reference  %s\n", t->reference_path);
+	for (i = 0; i < t->nexamples; i++)
+		printf("%s  %s\n", i ? "          " : "examples ", t->examples[i]);
+	json_decref(o);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- starter ---- */
+
+static const char *c_type(const struct task_arg *a)
+{
+	int in = a->dir == ARG_IN;
+
+	switch (a->dtype) {
+	case DT_F32: return a->dir == ARG_SCALAR ? "float" : in ? "const float *" : "float *";
+	case DT_F64: return a->dir == ARG_SCALAR ? "double" : in ? "const double *" : "double *";
+	case DT_F16: return in ? "const __half *" : "__half *";
+	case DT_BF16: return in ? "const __nv_bfloat16 *" : "__nv_bfloat16 *";
+	case DT_I8: return in ? "const signed char *" : "signed char *";
+	case DT_U8:
+	case DT_BOOL: return in ? "const unsigned char *" : "unsigned char *";
+	case DT_I16: return in ? "const short *" : "short *";
+	case DT_I32: return a->dir == ARG_SCALAR ? "int" : in ? "const int *" : "int *";
+	case DT_I64: return a->dir == ARG_SCALAR ? "long long" : in ? "const long long *" : "long long *";
+	case DT_C64: return in ? "const float2 *" : "float2 *";
+	case DT_COUNT: break;
+	}
+	return "void *";
+}
+
+int cmd_starter(struct cli *c, int argc, char **argv)
+{
+	const struct task *t;
+	const struct task_arg *out = NULL;
+	struct sbuf n = SBUF_INIT;
+	int i, d;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: kbx starter TASK\n\nPrint a skeleton candidate: the kernel signature in argument order and a launch line.");
+		return 0;
+	}
+	if (argc != 2)
+		return cli_fail(2, "usage: kbx starter TASK");
+	t = cli_task(c, argv[1]);
+	if (!t)
+		return 2;
+	for (i = 0; i < t->nargs && !out; i++)
+		if (t->args[i].dir == ARG_OUT || t->args[i].dir == ARG_INOUT)
+			out = &t->args[i];
+	if (out && out->ndim) {
+		for (d = 0; d < out->ndim; d++)
+			sbuf_addf(&n, "%s(%s)", d ? " * " : "", out->shape[d]);
+	} else {
+		sbuf_adds(&n, "1");
+	}
+	printf("// Candidate for %s: %s\n", t->id, t->summary ? t->summary : "");
+	printf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n");
+	printf("// @kbx launch %s_kernel<<<cdiv(%s, 256), 256>>>(", t->name, n.buf);
+	for (i = 0; i < t->nargs; i++)
+		printf("%s%s", i ? ", " : "", t->args[i].name);
+	printf(")\nextern \"C\" __global__ void %s_kernel(", t->name);
+	for (i = 0; i < t->nargs; i++) {
+		const char *ty = c_type(&t->args[i]);
+		size_t l = strlen(ty);
+
+		printf("%s%s%s%s", i ? ", " : "", ty, ty[l - 1] == '*' ? "" : " ", t->args[i].name);
+	}
+	printf(")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+	printf("\tif (i >= %s)\n\t\treturn;\n\t// TODO: compute element i\n}\n", n.buf);
+	sbuf_release(&n);
+	return 0;
+}

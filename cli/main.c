@@ -1,0 +1,178 @@
+/*
+ * kbx - explorer and harness for the KernelBenchX GPU-kernel benchmark.
+ */
+
+#include <getopt.h>
+#include <limits.h>
+#include <unistd.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/gpu.h"
+#include "../core/nvrtc.h"
+#include "../core/util.h"
+#include "../db/db.h"
+#include "../tui/tui.h"
+#include "cli.h"
+
+static const char usage[] =
+	"usage: kbx [--db PATH] [--tasks DIR] [COMMAND [ARGS]]\n"
+	"\n"
+	"Without a command, kbx opens the explorer.\n"
+	"\n"
+	"commands:\n"
+	"  list [--json] [--category C]     the task catalogue\n"
+	"  show TASK [--json]               a task's contract, cases, perf rows and golden data\n"
+	"  starter TASK                     a skeleton candidate with the right signature\n"
+	"  run TASK [FILE] [options]        compile, verify and time FILE (default: the reference)\n"
+	"  history [--category C] [--task T] [--json]\n"
+	"                                   past runs, summarised per category or task\n"
+	"  doctor                           driver, GPU, NVRTC, history and golden table\n"
+	"  worker                           (internal) the process that does GPU work\n"
+	"\n"
+	"global options:\n"
+	"  --db PATH        history database (default $XDG_DATA_HOME/kbx/history.db)\n"
+	"  --tasks DIR      task catalogue (default: the built-in one, or $KBX_TASKS)\n"
+	"  -h, --help       this help; `kbx COMMAND --help` for a command's options\n"
+	"  -V, --version    version and git revision\n";
+
+int cli_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kbx: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+int cli_catalogue(struct cli *c)
+{
+	enum kbx_status st;
+
+	if (c->cat_loaded)
+		return 0;
+	st = catalogue_load(c->tasks_root, &c->cat);
+	if (st)
+		return cli_fail(2, "%s", kbx_last_error());
+	c->cat_loaded = 1;
+	return 0;
+}
+
+const struct task *cli_task(struct cli *c, const char *id)
+{
+	const struct task *t;
+	int i, shown = 0;
+
+	if (cli_catalogue(c))
+		return NULL;
+	t = catalogue_find(&c->cat, id);
+	if (t)
+		return t;
+	fprintf(stderr, "kbx: unknown task '%s'", id);
+	for (i = 0; i < c->cat.ntasks && shown < 5; i++) {
+		if (strstr(c->cat.tasks[i]->id, id) || strstr(id, c->cat.tasks[i]->name)) {
+			fprintf(stderr, "%s%s", shown ? ", " : "; did you mean ", c->cat.tasks[i]->id);
+			shown++;
+		}
+	}
+	fprintf(stderr, "\n");
+	return NULL;
+}
+
+int cli_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && !strcmp(cs, "UTF-8");
+}
+
+const char *cli_stars(int difficulty, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	for (i = 1; i <= 5 && off + 4 < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s",
+					cli_utf8() ? (i <= difficulty ? "\u2605" : "\u2606") : (i <= difficulty ? "*" : "-"));
+	return buf;
+}
+
+static void version(void)
+{
+	printf("kbx %s (%s)\n", PACKAGE_VERSION, KBX_GIT_REV);
+	printf("GPU support: %s; NVRTC %s\n", gpu_built() ? "built" : "not built",
+	       nvrtc_built() ? nvrtc_version() : "not built");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "no-history", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const struct {
+		const char *name;
+		int (*fn)(struct cli *, int, char **);
+	} commands[] = {
+		{ "list", cmd_list }, { "show", cmd_show }, { "starter", cmd_starter }, { "run", cmd_run },
+		{ "worker", cmd_worker }, { "history", cmd_history }, { "doctor", cmd_doctor },
+	};
+	struct cli c = { 0 };
+	size_t i;
+	int opt, rc, optind_global;
+	static char tasks_abs[PATH_MAX], db_abs[PATH_MAX];
+
+	setlocale(LC_ALL, "");
+	/* Stop at the first non-option: the command parses its own options. */
+	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': c.db_path = optarg; break;
+		case 't': c.tasks_root = optarg; break;
+		case 'n': c.no_history = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': version(); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (!c.tasks_root)
+		c.tasks_root = task_default_root();
+	if (!c.db_path)
+		c.db_path = db_default_path();
+	/* The worker runs in a directory of its own: every path it gets must be absolute. */
+	if (realpath(c.tasks_root, tasks_abs))
+		c.tasks_root = tasks_abs;
+	if (c.db_path[0] != '/' && getcwd(db_abs, sizeof(db_abs) - strlen(c.db_path) - 2)) {
+		strcat(db_abs, "/");
+		strcat(db_abs, c.db_path);
+		c.db_path = db_abs;
+	}
+	if (optind >= argc) {
+		if (cli_catalogue(&c))
+			return 2;
+		rc = tui_main(&c.cat, c.db_path, c.tasks_root);
+		catalogue_free(&c.cat);
+		return rc;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[optind], commands[i].name)) {
+			optind_global = optind;
+			optind = 0; /* re-initialise getopt for the command's own options */
+			rc = commands[i].fn(&c, argc - optind_global, argv + optind_global);
+			if (c.cat_loaded)
+				catalogue_free(&c.cat);
+			return rc;
+		}
+	}
+	return cli_fail(2, "unknown command '%s' (see kbx --help)", argv[optind]);
+}

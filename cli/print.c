@@ -1,0 +1,295 @@
+/*
+ * Run output for the terminal (text_printer) and for scripts (json_printer).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "cli.h"
+
+/* ------------------------------------------------------------------- text ---- */
+
+static const char *paint(const struct text_printer *p, const char *code)
+{
+	return p->color ? code : "";
+}
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_DIM "\033[2m"
+#define C_BOLD "\033[1m"
+#define C_OFF "\033[0m"
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	if (v < 0 || isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void tp_phase(void *ctx, const char *what, double limit_s)
+{
+	(void)ctx;
+	(void)what;
+	(void)limit_s;
+}
+
+static void tp_log(void *ctx, const char *text)
+{
+	struct text_printer *p = ctx;
+
+	fprintf(p->out, "%snote      %s%s\n", paint(p, C_DIM), text, paint(p, C_OFF));
+}
+
+static void tp_compile(void *ctx, const struct compile_result *c)
+{
+	struct text_printer *p = ctx;
+	int i;
+
+	if (c->ok)
+		fprintf(p->out, "compile   %sok%s  %.2f s  %s%s\n", paint(p, C_GREEN), paint(p, C_OFF), c->seconds, c->arch,
+			c->cached ? "  (cached)" : "");
+	else
+		fprintf(p->out, "compile   %sfailed%s  %s\n", paint(p, C_RED), paint(p, C_OFF), c->arch);
+	for (i = 0; i < c->ndiags; i++) {
+		const struct compile_diag *d = &c->diags[i];
+
+		if (c->ok && strcmp(d->severity, "error") && !p->verbose && i >= 5)
+			break;
+		fprintf(p->out, "          line %d", d->line);
+		if (d->col)
+			fprintf(p->out, ":%d", d->col);
+		fprintf(p->out, "  %s%s%s: %s\n", !strcmp(d->severity, "error") ? paint(p, C_RED) : paint(p, C_YELLOW),
+			d->severity, paint(p, C_OFF), d->message);
+	}
+	if (!c->ok && !c->ndiags && c->log && *c->log)
+		fprintf(p->out, "%s\n", c->log);
+}
+
+static void print_coord(FILE *out, const struct cmp_elem *e)
+{
+	int d;
+
+	fputc('[', out);
+	for (d = 0; d < e->ndim; d++)
+		fprintf(out, "%s%lld", d ? "," : "", e->coord[d]);
+	fputc(']', out);
+	if (e->component)
+		fputs(".imag", out);
+}
+
+static void tp_case(void *ctx, const struct case_result *c)
+{
+	struct text_printer *p = ctx;
+	int i, j;
+
+	p->cases++;
+	if (c->verdict == V_PASS) {
+		double max_abs = 0, max_ulp = 0;
+
+		for (i = 0; i < c->noutputs; i++) {
+			if (c->outputs[i].cmp.max_abs > max_abs)
+				max_abs = c->outputs[i].cmp.max_abs;
+			if (c->outputs[i].cmp.max_ulp > max_ulp)
+				max_ulp = c->outputs[i].cmp.max_ulp;
+		}
+		fprintf(p->out, "case      %-28s %spass%s   max abs %-9.3g ulp %-8.3g%s\n", c->name, paint(p, C_GREEN),
+			paint(p, C_OFF), max_abs, max_ulp, c->nondeterministic ? "  nondeterministic" : "");
+		if (!p->verbose)
+			return;
+	} else {
+		p->cases_failed++;
+		fprintf(p->out, "case      %-28s %s%s%s  %s\n", c->name, paint(p, C_RED), verdict_name(c->verdict),
+			paint(p, C_OFF), c->message ? c->message : "");
+	}
+	if (c->first_wrong_stage[0])
+		fprintf(p->out, "          first wrong stage: %s\n", c->first_wrong_stage);
+	for (i = 0; i < c->noutputs; i++) {
+		const struct cmp_result *m = &c->outputs[i].cmp;
+
+		if (m->pass && !p->verbose)
+			continue;
+		fprintf(p->out, "          output '%s': %zu elements, %zu outside tolerance (rtol %.3g atol %.3g), "
+			"%zu NaN and %zu Inf mismatches\n", c->outputs[i].arg, m->n, m->mismatches, m->rtol, m->atol,
+			m->nan_mismatches, m->inf_mismatches);
+		fprintf(p->out, "          max abs %.3g  max rel %.3g  max ulp %.3g  cosine %.6f  l1_rel %.3g  rmse %.3g\n",
+			m->max_abs, m->max_rel, m->max_ulp, m->cosine, m->l1_relative, m->rmse);
+		for (j = 0; j < m->nworst && j < 8; j++) {
+			const struct cmp_elem *e = &m->worst[j];
+
+			fprintf(p->out, "          %s", j ? "       " : "worst  ");
+			print_coord(p->out, e);
+			fprintf(p->out, "  cand %-12.6g ref %-12.6g abs %-9.3g rel %-9.3g ulp %.3g\n", e->cand, e->ref,
+				e->abs_err, e->rel_err, e->ulp);
+		}
+	}
+}
+
+static void tp_perf(void *ctx, const struct perf_result *r)
+{
+	struct text_printer *p = ctx;
+	char g[32], gb[32], tf[32];
+
+	if (!p->perf_header_done) {
+		fprintf(p->out, "perf      %-4s %-24s %10s %10s %10s %10s %9s %9s\n", "row", "input_size", "ms", "p20-p80 %",
+			"ref ms", "golden ms", "GB/s", "TFLOP/s");
+		p->perf_header_done = 1;
+	}
+	if (!r->correct) {
+		fprintf(p->out, "          %-4d %-24s %s%s%s\n", r->row + 1, r->input_size ? r->input_size : "",
+			paint(p, C_RED), r->message ? r->message : "wrong", paint(p, C_OFF));
+		return;
+	}
+	fmt_num(g, sizeof(g), r->golden_ms);
+	fmt_num(gb, sizeof(gb), r->gbps);
+	fmt_num(tf, sizeof(tf), r->tflops);
+	fprintf(p->out, "          %-4d %-24s %10.4g %10.1f %10.4g %10s %9s %9s\n", r->row + 1,
+		r->input_size ? r->input_size : "", r->cand.median,
+		r->cand.median > 0 ? 100 * (r->cand.p80 - r->cand.p20) / r->cand.median : 0, r->ref.median, g, gb, tf);
+}
+
+static void tp_done(void *ctx, const struct run_summary *s)
+{
+	struct text_printer *p = ctx;
+	char *w = warnings_string(s->warnings);
+
+	p->verdict = s->verdict;
+	fprintf(p->out, "verdict   %s%s%s%s", paint(p, C_BOLD),
+		s->verdict == V_PASS ? paint(p, C_GREEN) : paint(p, C_RED), verdict_name(s->verdict), paint(p, C_OFF));
+	if (s->cases_total)
+		fprintf(p->out, " · %d/%d cases", s->cases_passed, s->cases_total);
+	if (s->speedup_golden >= 0)
+		fprintf(p->out, " · %.3gx vs golden (%s)", s->speedup_golden, s->golden_table);
+	else if (s->verdict == V_PASS && s->ref_ms_sum > 0)
+		fprintf(p->out, " · no golden speedup%s%s", s->golden_table[0] ? " for table " : " (no table for this GPU)",
+			s->golden_table);
+	if (s->speedup_ref >= 0)
+		fprintf(p->out, " · %.3gx vs reference", s->speedup_ref);
+	if (*w)
+		fprintf(p->out, " · warnings: %s", w);
+	fputc('\n', p->out);
+	if (s->message && *s->message)
+		fprintf(p->out, "          %s\n", s->message);
+	free(w);
+}
+
+struct run_events text_printer_events(struct text_printer *p)
+{
+	struct run_events ev = { p, tp_phase, tp_compile, tp_case, tp_perf, tp_log, tp_done };
+
+	p->verdict = V_ERROR;
+	return ev;
+}
+
+/* ------------------------------------------------------------------- json ---- */
+
+struct json_printer {
+	json_t *doc, *cases, *perf, *logs;
+	enum verdict verdict;
+};
+
+static void add_parsed(json_t *dst_array, json_t *dst_obj, const char *key, char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+
+	free(text);
+	if (!v)
+		v = json_null();
+	if (dst_array)
+		json_array_append_new(dst_array, v);
+	else
+		json_object_set_new(dst_obj, key, v);
+}
+
+static void jp_phase(void *ctx, const char *what, double limit_s)
+{
+	(void)ctx;
+	(void)what;
+	(void)limit_s;
+}
+
+static void jp_compile(void *ctx, const struct compile_result *c)
+{
+	struct json_printer *p = ctx;
+
+	add_parsed(NULL, p->doc, "compile", compile_result_to_json(c));
+}
+
+static void jp_case(void *ctx, const struct case_result *c)
+{
+	struct json_printer *p = ctx;
+
+	add_parsed(p->cases, NULL, NULL, case_result_to_json(c));
+}
+
+static void jp_perf(void *ctx, const struct perf_result *r)
+{
+	struct json_printer *p = ctx;
+
+	add_parsed(p->perf, NULL, NULL, perf_result_to_json(r));
+}
+
+static void jp_log(void *ctx, const char *text)
+{
+	struct json_printer *p = ctx;
+
+	json_array_append_new(p->logs, json_string(text));
+}
+
+static void jp_done(void *ctx, const struct run_summary *s)
+{
+	struct json_printer *p = ctx;
+
+	p->verdict = s->verdict;
+	json_object_set_new(p->doc, "verdict", json_string(verdict_name(s->verdict)));
+	add_parsed(NULL, p->doc, "summary", run_summary_to_json(s));
+}
+
+struct json_printer *json_printer_new(const char *task_id)
+{
+	struct json_printer *p = xcalloc(1, sizeof(*p));
+
+	p->doc = json_object();
+	p->cases = json_array();
+	p->perf = json_array();
+	p->logs = json_array();
+	p->verdict = V_ERROR;
+	json_object_set_new(p->doc, "task", json_string(task_id));
+	json_object_set(p->doc, "cases", p->cases);
+	json_object_set(p->doc, "perf", p->perf);
+	json_object_set(p->doc, "logs", p->logs);
+	return p;
+}
+
+struct run_events json_printer_events(struct json_printer *p)
+{
+	struct run_events ev = { p, jp_phase, jp_compile, jp_case, jp_perf, jp_log, jp_done };
+
+	return ev;
+}
+
+enum verdict json_printer_verdict(const struct json_printer *p)
+{
+	return p->verdict;
+}
+
+void json_printer_dump(struct json_printer *p, FILE *out)
+{
+	json_dumpf(p->doc, out, JSON_INDENT(2));
+	fputc('\n', out);
+}
+
+void json_printer_free(struct json_printer *p)
+{
+	if (!p)
+		return;
+	json_decref(p->cases);
+	json_decref(p->perf);
+	json_decref(p->logs);
+	json_decref(p->doc);
+	free(p);
+}

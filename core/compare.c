@@ -1,0 +1,407 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * One pass over the buffers. The loops are instantiated per dtype by a macro so that the load
+ * of an element is a plain typed read, not a switch per element: this runs on outputs of
+ * 100M elements. Coordinates of the worst elements are only worked out at the end, from their
+ * flat index; tiles are walked as (row, tile column, element) so that no division happens per
+ * element.
+ */
+
+struct worst_slot {
+	size_t idx;
+	int comp;
+	int cls;        /* 2: NaN/Inf mismatch, 1: anything else with a positive score */
+	double cand, ref, abs_err, rel_err, ulp, score;
+};
+
+struct cmp_state {
+	double rtol, atol;
+	enum dtype ulp_dt;
+	size_t mm, nan_mm, inf_mm;
+	double max_abs, max_rel, max_ulp;
+	/* Sums over finite pairs, accumulated in blocks so that 100M small terms do not drown in
+	 * one large running total. */
+	double b_dot, b_cc, b_rr, b_l1n, b_l1d, b_se;
+	int b_n;
+	double dot, cc, rr, l1n, l1d, se;
+	size_t nfinite;
+	struct worst_slot worst[CMP_WORST];
+	int nworst;
+	double worst_floor;     /* score of the last slot once all are taken */
+};
+
+#define CMP_BLOCK 4096
+
+static void flush_block(struct cmp_state *s)
+{
+	s->dot += s->b_dot;
+	s->cc += s->b_cc;
+	s->rr += s->b_rr;
+	s->l1n += s->b_l1n;
+	s->l1d += s->b_l1d;
+	s->se += s->b_se;
+	s->b_dot = s->b_cc = s->b_rr = s->b_l1n = s->b_l1d = s->b_se = 0;
+	s->b_n = 0;
+}
+
+static inline void add_finite(struct cmp_state *s, double c, double r, double d)
+{
+	s->b_dot += c * r;
+	s->b_cc += c * c;
+	s->b_rr += r * r;
+	s->b_l1n += fabs(d);
+	s->b_l1d += fabs(r);
+	s->b_se += d * d;
+	s->nfinite++;
+	if (++s->b_n == CMP_BLOCK)
+		flush_block(s);
+}
+
+/* Ordering of candidates for the worst list: class, then score, then absolute error. */
+static int worse_than(int cls, double score, double abs_err, const struct worst_slot *w)
+{
+	if (cls != w->cls)
+		return cls > w->cls;
+	if (score != w->score)
+		return score > w->score;
+	return abs_err > w->abs_err;
+}
+
+static void worst_insert(struct cmp_state *s, int cls, size_t idx, int comp, double c, double r,
+			 double abs_err, double rel_err, double ulp, double score)
+{
+	int i;
+
+	if (s->nworst == CMP_WORST && !worse_than(cls, score, abs_err, &s->worst[CMP_WORST - 1]))
+		return;
+	i = s->nworst < CMP_WORST ? s->nworst++ : CMP_WORST - 1;
+	/* Equal keys keep the earlier element first: shift only past strictly smaller ones. */
+	while (i > 0 && worse_than(cls, score, abs_err, &s->worst[i - 1])) {
+		s->worst[i] = s->worst[i - 1];
+		i--;
+	}
+	s->worst[i] = (struct worst_slot){ idx, comp, cls, c, r, abs_err, rel_err, ulp, score };
+	if (s->nworst == CMP_WORST)
+		s->worst_floor = s->worst[CMP_WORST - 1].score;
+}
+
+static double nonfinite_pair(struct cmp_state *s, double c, double r, size_t idx, int comp)
+{
+	double abs_err;
+
+	if (isnan(c) || isnan(r)) {
+		if (isnan(c) && isnan(r))
+			return 0;
+		s->nan_mm++;
+		abs_err = NAN;
+	} else {
+		if (c == r)
+			return 0;
+		s->inf_mm++;
+		abs_err = INFINITY;
+	}
+	s->mm++;
+	worst_insert(s, 2, idx, comp, c, r, abs_err, abs_err, dtype_ulp_distance(s->ulp_dt, c, r), INFINITY);
+	return INFINITY;
+}
+
+/*
+ * The hot path. Divisions are the expensive part, so the score (|err| / tol) and the relative
+ * error are compared by multiplying first and only divided out when they may set a new maximum
+ * or enter the worst list. *tmax is the running maximum score of the current tile.
+ */
+static inline void visit_float(struct cmp_state *s, double c, double r, size_t idx, int comp, double *tmax,
+				double ulp16)
+{
+	double d, a, ar, tol, ulp;
+
+	if (!isfinite(c) || !isfinite(r)) {
+		if (nonfinite_pair(s, c, r, idx, comp) > 0)
+			*tmax = INFINITY;
+		return;
+	}
+	d = c - r;
+	a = fabs(d);
+	ar = fabs(r);
+	add_finite(s, c, r, d);
+	if (a == 0)
+		return;
+	tol = s->atol + s->rtol * ar;
+	if (!(a <= tol))
+		s->mm++;
+	ulp = ulp16 >= 0 ? ulp16 : dtype_ulp_distance(s->ulp_dt, c, r);
+	if (ulp > s->max_ulp)
+		s->max_ulp = ulp;
+	if (a > s->max_abs)
+		s->max_abs = a;
+	/* NaN products (inf * 0) fall through to the exact computation */
+	if (!(a <= s->max_rel * ar))
+		s->max_rel = ar > 0 ? a / ar : INFINITY;
+	if (!(a <= *tmax * tol)) {
+		double score = tol > 0 ? a / tol : INFINITY;
+		if (score > *tmax)
+			*tmax = score;
+	}
+	if (s->nworst < CMP_WORST || !(a < s->worst_floor * tol)) {
+		double score = tol > 0 ? a / tol : INFINITY;
+		if (!(score >= 0))      /* inf / inf at the very top of the double range */
+			score = INFINITY;
+		worst_insert(s, 1, idx, comp, c, r, a, ar > 0 ? a / ar : INFINITY, ulp, score);
+	}
+}
+
+/* Integers and bool must be equal; the values go through double only for the error figures. */
+static inline void visit_int(struct cmp_state *s, long long ci, long long ri, size_t idx, int comp, double *tmax)
+{
+	double c = (double)ci, r = (double)ri, a, ar, rel;
+
+	add_finite(s, c, r, c - r);
+	if (ci == ri)
+		return;
+	s->mm++;
+	*tmax = INFINITY;
+	a = fabs(c - r);
+	ar = fabs(r);
+	rel = ar > 0 ? a / ar : INFINITY;
+	if (a > s->max_abs)
+		s->max_abs = a;
+	if (rel > s->max_rel)
+		s->max_rel = rel;
+	worst_insert(s, 1, idx, comp, c, r, a, rel, 0, INFINITY);
+}
+
+/* How the flat buffer maps onto the tile map. */
+struct cmp_walk {
+	size_t rows;            /* product of all dims but the last */
+	long long h, w;         /* the last two dims (1 and n for 1-D, 1 and 1 for 0-d) */
+	long long tile_h, tile_w, tile_cols;
+	float *tiles;
+};
+
+#define CMP_LOOP(NAME, T, NC, VISIT) \
+	static void NAME(struct cmp_state *s, const T *cp, const T *rp, const struct cmp_walk *w) \
+	{ \
+		size_t e = 0; \
+		for (size_t row = 0; row < w->rows; row++) { \
+			float *trow = w->tiles + (long long)(row % (size_t)w->h) / w->tile_h * w->tile_cols; \
+			for (long long tc = 0; tc < w->tile_cols; tc++) { \
+				long long lo = tc * w->tile_w; \
+				long long hi = lo + w->tile_w < w->w ? lo + w->tile_w : w->w; \
+				size_t end = e + (size_t)(hi - lo); \
+				double tmax = 0; \
+				for (; e < end; e++) \
+					for (int k = 0; k < (NC); k++) \
+						VISIT(s, cp[e * (NC) + k], rp[e * (NC) + k], e, k, &tmax); \
+				if ((float)tmax > trow[tc]) \
+					trow[tc] = (float)tmax; \
+			} \
+		} \
+	}
+
+/*
+ * For the 16-bit floats the ULP distance is read off the bit patterns we already hold: the same
+ * ordered-key distance as dtype_ulp_distance, which would first have to round both values back
+ * to 16 bits and takes longer than all the rest of the comparison.
+ */
+static inline double ulp_bits16(uint16_t a, uint16_t b)
+{
+	int ka = a & 0x8000 ? -(int)(a & 0x7FFF) : (int)a;
+	int kb = b & 0x8000 ? -(int)(b & 0x7FFF) : (int)b;
+
+	return ka > kb ? ka - kb : kb - ka;
+}
+
+#define VISIT_DIRECT(s, c, r, e, k, tm) visit_float(s, (double)(c), (double)(r), e, k, tm, -1)
+#define VISIT_F16(s, c, r, e, k, tm) visit_float(s, f16_to_f32(c), f16_to_f32(r), e, k, tm, ulp_bits16(c, r))
+#define VISIT_BF16(s, c, r, e, k, tm) visit_float(s, bf16_to_f32(c), bf16_to_f32(r), e, k, tm, ulp_bits16(c, r))
+#define VISIT_INT(s, c, r, e, k, tm) visit_int(s, (long long)(c), (long long)(r), e, k, tm)
+
+CMP_LOOP(loop_f32, float, 1, VISIT_DIRECT)
+CMP_LOOP(loop_f64, double, 1, VISIT_DIRECT)
+CMP_LOOP(loop_f16, uint16_t, 1, VISIT_F16)
+CMP_LOOP(loop_bf16, uint16_t, 1, VISIT_BF16)
+CMP_LOOP(loop_c64, float, 2, VISIT_DIRECT)
+CMP_LOOP(loop_i8, int8_t, 1, VISIT_INT)
+CMP_LOOP(loop_u8, uint8_t, 1, VISIT_INT)
+CMP_LOOP(loop_i16, int16_t, 1, VISIT_INT)
+CMP_LOOP(loop_i32, int32_t, 1, VISIT_INT)
+CMP_LOOP(loop_i64, int64_t, 1, VISIT_INT)
+
+void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol, double *atol)
+{
+	double def = 0;
+
+	switch (dt) {
+	case DT_F16:
+	case DT_BF16:
+		def = 5e-3;
+		break;
+	case DT_F32:
+	case DT_F64:
+	case DT_C64:
+		def = 1e-5;
+		break;
+	case DT_I8:
+	case DT_U8:
+	case DT_I16:
+	case DT_I32:
+	case DT_I64:
+	case DT_BOOL:
+	case DT_COUNT:
+		/* Exact whatever the task says: its [tolerance] is for its float outputs, and an
+		 * index output next to them (topk, argmax) must still match exactly. */
+		*rtol = 0;
+		*atol = 0;
+		return;
+	}
+	*rtol = tol && tol->rtol >= 0 ? tol->rtol : def;
+	*atol = tol && tol->atol >= 0 ? tol->atol : def;
+}
+
+/* A shape of more than CMP_MAX_DIMS dims has its leading dims folded into one. */
+static int effective_shape(const long long *shape, int ndim, long long *eff)
+{
+	int fold, i;
+
+	if (ndim <= CMP_MAX_DIMS) {
+		for (i = 0; i < ndim; i++)
+			eff[i] = shape[i] > 0 ? shape[i] : 0;
+		return ndim;
+	}
+	fold = ndim - CMP_MAX_DIMS + 1;
+	eff[0] = 1;
+	for (i = 0; i < fold; i++)
+		eff[0] *= shape[i] > 0 ? shape[i] : 0;
+	for (i = fold; i < ndim; i++)
+		eff[i - fold + 1] = shape[i] > 0 ? shape[i] : 0;
+	return CMP_MAX_DIMS;
+}
+
+static long long ceil_div(long long a, long long b)
+{
+	return (a + b - 1) / b;
+}
+
+static void metrics(const struct cmp_state *s, struct cmp_result *out)
+{
+	if (s->cc == 0 && s->rr == 0)
+		out->cosine = 1;
+	else if (s->cc == 0 || s->rr == 0)
+		out->cosine = 0;
+	else
+		out->cosine = s->dot / (sqrt(s->cc) * sqrt(s->rr));
+	if (s->l1d > 0)
+		out->l1_relative = s->l1n / s->l1d;
+	else
+		out->l1_relative = s->l1n > 0 ? INFINITY : 0;
+	out->rmse = s->nfinite ? sqrt(s->se / (double)s->nfinite) : 0;
+}
+
+void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
+		     const struct tolerance *tol, struct cmp_result *out)
+{
+	static struct cmp_state zero_state;
+	struct cmp_state s = zero_state;
+	long long eff[CMP_MAX_DIMS];
+	struct cmp_walk w;
+	size_t nelem = 1;
+	int nd, ncomp, i;
+
+	memset(out, 0, sizeof(*out));
+	nd = effective_shape(shape, ndim < 0 ? 0 : ndim, eff);
+	for (i = 0; i < nd; i++)
+		nelem *= (size_t)eff[i];
+	ncomp = dtype_components(dt);
+
+	compare_tolerance(tol, dt, &s.rtol, &s.atol);
+	s.ulp_dt = dt == DT_C64 ? DT_F32 : dt;
+
+	w.h = nd >= 2 ? eff[nd - 2] : 1;
+	w.w = nd >= 1 ? eff[nd - 1] : 1;
+	w.tiles = out->tiles;
+	if (nelem == 0) {
+		w.rows = 0;
+		w.tile_h = w.tile_w = 1;
+		out->tile_rows = out->tile_cols = 0;
+	} else {
+		w.rows = nelem / (size_t)w.w;
+		w.tile_h = ceil_div(w.h, CMP_TILES);
+		w.tile_w = ceil_div(w.w, CMP_TILES);
+		out->tile_rows = (int)ceil_div(w.h, w.tile_h);
+		out->tile_cols = (int)ceil_div(w.w, w.tile_w);
+	}
+	w.tile_cols = out->tile_cols;
+	out->tile_h = w.tile_h;
+	out->tile_w = w.tile_w;
+
+	switch (dt) {
+	case DT_F32: loop_f32(&s, cand, ref, &w); break;
+	case DT_F64: loop_f64(&s, cand, ref, &w); break;
+	case DT_F16: loop_f16(&s, cand, ref, &w); break;
+	case DT_BF16: loop_bf16(&s, cand, ref, &w); break;
+	case DT_C64: loop_c64(&s, cand, ref, &w); break;
+	case DT_I8: loop_i8(&s, cand, ref, &w); break;
+	/* bool bytes compare raw: a byte the kernel never wrote still holds poison (0xA5), which
+	 * must not pass for "true". */
+	case DT_U8:
+	case DT_BOOL: loop_u8(&s, cand, ref, &w); break;
+	case DT_I16: loop_i16(&s, cand, ref, &w); break;
+	case DT_I32: loop_i32(&s, cand, ref, &w); break;
+	case DT_I64: loop_i64(&s, cand, ref, &w); break;
+	case DT_COUNT: break;
+	}
+	flush_block(&s);
+
+	out->n = nelem * (size_t)ncomp;
+	out->mismatches = s.mm;
+	out->nan_mismatches = s.nan_mm;
+	out->inf_mismatches = s.inf_mm;
+	out->max_abs = s.max_abs;
+	out->max_rel = s.max_rel;
+	out->max_ulp = s.max_ulp;
+	out->rtol = s.rtol;
+	out->atol = s.atol;
+	metrics(&s, out);
+
+	if (tol && tol->metric) {
+		out->pass = s.nan_mm == 0 && s.inf_mm == 0;
+		if (tol->cosine_sim >= 0 && !(out->cosine >= tol->cosine_sim))
+			out->pass = 0;
+		if (tol->l1_relative >= 0 && !(out->l1_relative <= tol->l1_relative))
+			out->pass = 0;
+		if (tol->rmse >= 0 && !(out->rmse <= tol->rmse))
+			out->pass = 0;
+	} else {
+		out->pass = s.mm == 0;
+	}
+
+	out->nworst = s.nworst;
+	for (i = 0; i < s.nworst; i++) {
+		const struct worst_slot *ws = &s.worst[i];
+		struct cmp_elem *el = &out->worst[i];
+		size_t rest = ws->idx;
+
+		for (int d = nd - 1; d >= 0; d--) {
+			el->coord[d] = (long long)(rest % (size_t)eff[d]);
+			rest /= (size_t)eff[d];
+		}
+		el->ndim = nd;
+		el->component = ws->comp;
+		el->cand = ws->cand;
+		el->ref = ws->ref;
+		el->abs_err = ws->abs_err;
+		el->rel_err = ws->rel_err;
+		el->ulp = ws->ulp;
+		el->score = ws->score;
+	}
+}
+
+int compare_bitwise(const void *a, const void *b, size_t bytes)
+{
+	return bytes == 0 || memcmp(a, b, bytes) == 0;
+}

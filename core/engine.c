@@ -1,0 +1,1455 @@
+/*
+ * The run engine. Its structure follows DESIGN.md "Running a candidate": see engine.h.
+ *
+ * Two "programs" (candidate, reference) are compiled and bound to their launch lines. Each
+ * problem (a case or a perf row) gets host inputs, and each program gets its own device
+ * buffers ("sets"): nothing the candidate does can touch the reference's data.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golden.h"
+#include "gpu.h"
+#include "inputs.h"
+#include "launch.h"
+#include "nvrtc.h"
+#include "problem.h"
+#include "stats.h"
+#include "util.h"
+
+#define GUARD_BYTES (64 * 1024)
+#define GUARD_BYTE 0xCB
+#define POISON_INT 0xA5
+#define POISON_FLOAT 0xFF   /* all-ones is a NaN in f16, bf16, f32 and f64 */
+#define FLUSH_MIN_BYTES (256u << 20)
+
+void engine_options_default(struct engine_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 0;
+	o->warmup_ms = ENGINE_DEFAULT_WARMUP_MS;
+	o->rep_ms = ENGINE_DEFAULT_REP_MS;
+	o->launch_limit_s = 10;
+	o->compile_limit_s = 60;
+}
+
+struct program {
+	const char *role;           /* "candidate" or "reference" */
+	struct kernel_spec spec;
+	struct gpu_module *mod;
+	gpu_function *fns;
+};
+
+struct dev_buf {
+	gpu_ptr base, ptr;
+	size_t bytes;
+};
+
+/* Device buffers of one program for one problem: one per task buffer arg, one per scratch. */
+struct dev_set {
+	struct dev_buf *args;       /* indexed like task->args; unused for scalars */
+	struct dev_buf *scratch;    /* indexed like program->spec.scratch */
+	size_t *scratch_bytes;
+	int nscratch;
+};
+
+struct run {
+	const struct task *t;
+	const struct engine_options *o;
+	const struct run_events *ev;
+	struct gpu *gpu;
+	struct gpu_info info;
+	struct program cand, ref;
+	struct run_summary sum;
+	int sticky;
+	gpu_ptr flush;
+	size_t flush_bytes;
+	double t0;
+};
+
+/* ---------------------------------------------------------------- events ---- */
+
+static void emit_phase(struct run *r, double limit, const char *fmt, ...) KBX_PRINTF(3, 4);
+
+static void emit_phase(struct run *r, double limit, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	if (!r->ev->phase)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	r->ev->phase(r->ev->ctx, what, limit);
+}
+
+static void emit_log(struct run *r, const char *fmt, ...) KBX_PRINTF(2, 3);
+
+static void emit_log(struct run *r, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	if (!r->ev->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	r->ev->log(r->ev->ctx, text);
+}
+
+static void finish(struct run *r, enum verdict v, const char *fmt, ...) KBX_PRINTF(3, 4);
+
+static void finish(struct run *r, enum verdict v, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->sum.verdict = v;
+	r->sum.seconds = now_seconds() - r->t0;
+	free(r->sum.message);
+	r->sum.message = xstrdup(msg);
+	if (r->ev->done)
+		r->ev->done(r->ev->ctx, &r->sum);
+}
+
+/* --------------------------------------------------------------- compile ---- */
+
+static int device_arch(const struct run *r)
+{
+	return r->gpu ? r->info.cc_major * 10 + r->info.cc_minor : 90;
+}
+
+static enum kbx_status compile_source(struct run *r, const char *src, const char *name,
+				      const struct compile_cache *cache, struct compile_result *cr,
+				      void **image, size_t *image_size)
+{
+	int arch = device_arch(r);
+	char kbx_include[4096], key[65];
+	char *options, *keysrc;
+	struct nvrtc_output out;
+	double t0 = now_seconds();
+	enum kbx_status st;
+	int i;
+
+	snprintf(kbx_include, sizeof(kbx_include), "%s/include", r->o->tasks_root);
+	options = nvrtc_options_string(arch, nvrtc_cuda_include(), kbx_include);
+	keysrc = xasprintf("%s\n--\n%s\n--\nsm_%d\n--\n%s", options, nvrtc_version(), arch, src);
+	sha256_hex(keysrc, strlen(keysrc), key);
+	free(keysrc);
+
+	memset(cr, 0, sizeof(*cr));
+	cr->options = options;
+	snprintf(cr->arch, sizeof(cr->arch), "sm_%d", arch);
+	*image = NULL;
+	if (cache && cache->get && !cache->get(cache->ctx, key, image, image_size, &cr->log)) {
+		cr->ok = 1;
+		cr->cached = 1;
+		cr->seconds = now_seconds() - t0;
+		if (!cr->log)
+			cr->log = xstrdup("");
+		return KBX_OK;
+	}
+	emit_phase(r, r->o->compile_limit_s, "compile %s", name);
+	st = nvrtc_compile(src, name, arch, nvrtc_cuda_include(), kbx_include, &out);
+	if (st)
+		return st;
+	cr->ok = out.ok;
+	cr->seconds = now_seconds() - t0;
+	cr->log = out.log ? xstrdup(out.log) : xstrdup("");
+	cr->diags = xcalloc((size_t)out.ndiags + 1, sizeof(*cr->diags));
+	for (i = 0; i < out.ndiags; i++) {
+		cr->diags[i].line = out.diags[i].line;
+		cr->diags[i].col = out.diags[i].col;
+		snprintf(cr->diags[i].severity, sizeof(cr->diags[i].severity), "%s",
+			 out.diags[i].severity ? out.diags[i].severity : "error");
+		cr->diags[i].message = xstrdup(out.diags[i].message ? out.diags[i].message : "");
+	}
+	cr->ndiags = out.ndiags;
+	if (out.ok) {
+		*image = out.cubin;
+		*image_size = out.cubin_size;
+		out.cubin = NULL;
+		if (cache && cache->put)
+			cache->put(cache->ctx, key, cr->arch, options, *image, *image_size, cr->log);
+	}
+	nvrtc_output_free(&out);
+	return KBX_OK;
+}
+
+static void add_diag(struct compile_result *cr, int line, int col, const char *msg)
+{
+	struct compile_diag *d;
+
+	cr->diags = xrealloc(cr->diags, ((size_t)cr->ndiags + 1) * sizeof(*cr->diags));
+	d = &cr->diags[cr->ndiags++];
+	memset(d, 0, sizeof(*d));
+	d->line = line;
+	d->col = col;
+	snprintf(d->severity, sizeof(d->severity), "error");
+	d->message = xstrdup(msg);
+}
+
+/* Names in launch lines must be task args or scratch buffers of the same source. */
+static int check_launch_names(const struct task *t, const struct kernel_spec *spec, char *why, size_t whylen,
+			      int *line, int *col)
+{
+	int i, j, k;
+
+	for (i = 0; i < spec->nlaunches; i++) {
+		const struct launch *l = &spec->launches[i];
+
+		for (j = 0; j < l->nargs; j++) {
+			const char *n = l->args[j].name;
+			int found = 0;
+
+			if (!n)
+				continue;
+			found = task_find_arg(t, n) != NULL;
+			for (k = 0; !found && k < spec->nscratch; k++)
+				found = !strcmp(spec->scratch[k].name, n);
+			if (!found) {
+				snprintf(why, whylen, "launch of '%s': unknown argument '%s' (not a task argument or scratch buffer)",
+					 l->kernel, n);
+				*line = l->line;
+				*col = l->args[j].col;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static size_t arg_size(const struct task *t, const struct launch_arg *a)
+{
+	const struct task_arg *ta;
+
+	if (!a->name)
+		return dtype_size(a->cast);
+	ta = task_find_arg(t, a->name);
+	if (ta && ta->dir == ARG_SCALAR)
+		return dtype_size(ta->dtype);
+	return sizeof(gpu_ptr);
+}
+
+/* Load the module and check each kernel's parameters against its launch line. Returns a
+ * verdict-worthy message in `why` (abi_error) or a kbx error. */
+static enum kbx_status bind_program(struct run *r, struct program *p, const void *image, char *why, size_t whylen)
+{
+	enum kbx_status st;
+	int i, j;
+
+	*why = '\0';
+	st = gpu_module_load(r->gpu, image, &p->mod);
+	if (st) {
+		snprintf(why, whylen, "cannot load the %s module: %s", p->role, kbx_last_error());
+		return st;
+	}
+	p->fns = xcalloc((size_t)p->spec.nlaunches + 1, sizeof(*p->fns));
+	for (i = 0; i < p->spec.nlaunches; i++) {
+		const struct launch *l = &p->spec.launches[i];
+		size_t sizes[64];
+		int count = 0;
+
+		if (gpu_module_function(r->gpu, p->mod, l->kernel, &p->fns[i])) {
+			snprintf(why, whylen, "line %d: the launch names kernel '%s' but the source defines no extern \"C\" __global__ function of that name",
+				 l->line, l->kernel);
+			return KBX_OK;
+		}
+		st = gpu_function_params(r->gpu, p->fns[i], &count, sizes, 64);
+		if (st == KBX_ENOTFOUND)
+			continue;  /* driver without cuFuncGetParamInfo: no ABI check */
+		if (st)
+			return st;
+		if (count != l->nargs) {
+			snprintf(why, whylen, "line %d: kernel '%s' takes %d parameters but the launch passes %d",
+				 l->line, l->kernel, count, l->nargs);
+			return KBX_OK;
+		}
+		for (j = 0; j < count && j < 64; j++) {
+			size_t want = arg_size(r->t, &l->args[j]);
+
+			if (sizes[j] != want) {
+				snprintf(why, whylen, "line %d: kernel '%s' parameter %d ('%s') is %zu bytes but the launch passes %zu bytes",
+					 l->line, l->kernel, j + 1, l->args[j].name ? l->args[j].name : l->args[j].expr,
+					 sizes[j], want);
+				return KBX_OK;
+			}
+		}
+	}
+	return KBX_OK;
+}
+
+static void program_free(struct run *r, struct program *p)
+{
+	if (p->mod && r->gpu)
+		gpu_module_unload(r->gpu, p->mod);
+	free(p->fns);
+	kernel_spec_free(&p->spec);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ----------------------------------------------------------------- buffers ---- */
+
+static enum kbx_status buf_alloc(struct run *r, struct dev_buf *b, size_t bytes)
+{
+	enum kbx_status st = gpu_alloc(r->gpu, bytes + 2 * GUARD_BYTES, &b->base);
+
+	if (st)
+		return st;
+	b->ptr = b->base + GUARD_BYTES;
+	b->bytes = bytes;
+	st = gpu_memset8(r->gpu, b->base, GUARD_BYTE, GUARD_BYTES);
+	if (!st)
+		st = gpu_memset8(r->gpu, b->ptr + bytes, GUARD_BYTE, GUARD_BYTES);
+	return st;
+}
+
+static void buf_free(struct run *r, struct dev_buf *b)
+{
+	if (b->base)
+		gpu_free(r->gpu, b->base);
+	memset(b, 0, sizeof(*b));
+}
+
+/* 0 when both guard zones are intact, else 1 (before) or 2 (after). */
+static int buf_guard_check(struct run *r, const struct dev_buf *b, enum kbx_status *st)
+{
+	unsigned char *g = xmalloc(GUARD_BYTES);
+	int bad = 0, side;
+	size_t i;
+
+	for (side = 0; side < 2 && !bad; side++) {
+		*st = gpu_download(r->gpu, g, side ? b->ptr + b->bytes : b->base, GUARD_BYTES);
+		if (*st)
+			break;
+		for (i = 0; i < GUARD_BYTES; i++) {
+			if (g[i] != GUARD_BYTE) {
+				bad = side + 1;
+				break;
+			}
+		}
+	}
+	free(g);
+	return bad;
+}
+
+static unsigned char poison_byte(enum dtype dt)
+{
+	return dtype_is_float(dt) ? POISON_FLOAT : POISON_INT;
+}
+
+static void set_free(struct run *r, struct dev_set *s, const struct task *t)
+{
+	int i;
+
+	if (s->args)
+		for (i = 0; i < t->nargs; i++)
+			buf_free(r, &s->args[i]);
+	if (s->scratch)
+		for (i = 0; i < s->nscratch; i++)
+			buf_free(r, &s->scratch[i]);
+	free(s->args);
+	free(s->scratch);
+	free(s->scratch_bytes);
+	memset(s, 0, sizeof(*s));
+}
+
+static enum kbx_status set_alloc(struct run *r, struct dev_set *s, const struct problem *pb,
+				 const struct program *p)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	int i, j, d;
+
+	memset(s, 0, sizeof(*s));
+	s->args = xcalloc((size_t)t->nargs + 1, sizeof(*s->args));
+	for (i = 0; i < pb->nbufs; i++) {
+		int ai = (int)(pb->bufs[i].arg - t->args);
+
+		st = buf_alloc(r, &s->args[ai], pb->bufs[i].bytes);
+		if (st)
+			return st;
+	}
+	s->nscratch = p->spec.nscratch;
+	s->scratch = xcalloc((size_t)s->nscratch + 1, sizeof(*s->scratch));
+	s->scratch_bytes = xcalloc((size_t)s->nscratch + 1, sizeof(*s->scratch_bytes));
+	for (j = 0; j < s->nscratch; j++) {
+		const struct scratch_decl *sd = &p->spec.scratch[j];
+		long long n = 1, dim;
+		int col;
+
+		for (d = 0; d < sd->ndim; d++) {
+			st = expr_eval_int(sd->shape[d], &pb->env, &dim, &col);
+			if (st)
+				return kbx_wrap(st, "%s line %d: scratch '%s' dimension %d", p->role, sd->line, sd->name, d + 1);
+			if (dim < 0)
+				return kbx_error(KBX_EINVAL, "%s line %d: scratch '%s' has negative dimension %lld",
+						 p->role, sd->line, sd->name, dim);
+			n *= dim;
+		}
+		s->scratch_bytes[j] = (size_t)n * dtype_size(sd->dtype);
+		st = buf_alloc(r, &s->scratch[j], s->scratch_bytes[j]);
+		if (st)
+			return st;
+	}
+	return KBX_OK;
+}
+
+/* Put inputs in place and poison (candidate) or zero (reference) outputs and scratch. */
+static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struct problem *pb,
+				   void **host_in, const struct program *p, int poison)
+{
+	const struct task *t = r->t;
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+		struct dev_buf *d = &s->args[b->arg - t->args];
+
+		if (b->arg->dir == ARG_OUT)
+			st = gpu_memset8(r->gpu, d->ptr, poison ? poison_byte(b->arg->dtype) : 0, d->bytes);
+		else if (d->bytes)
+			st = gpu_upload(r->gpu, d->ptr, host_in[i], d->bytes);
+	}
+	for (i = 0; i < s->nscratch && !st; i++)
+		st = gpu_memset8(r->gpu, s->scratch[i].ptr, poison ? poison_byte(p->spec.scratch[i].dtype) : 0,
+				 s->scratch_bytes[i]);
+	return st;
+}
+
+/* ---------------------------------------------------------------- launches ---- */
+
+union param {
+	int i32;
+	long long i64;
+	float f32;
+	double f64;
+	gpu_ptr ptr;
+};
+
+static enum kbx_status eval_dim(const char *e, const struct expr_env *env, const char *role, const struct launch *l,
+				const char *what, unsigned *out)
+{
+	long long v;
+	int col;
+	enum kbx_status st = expr_eval_int(e, env, &v, &col);
+
+	if (st)
+		return kbx_wrap(st, "%s line %d: %s of '%s'", role, l->line, what, l->kernel);
+	if (v < 0 || v > 0x7fffffffLL)
+		return kbx_error(KBX_EINVAL, "%s line %d: %s of '%s' is %lld", role, l->line, what, l->kernel, v);
+	*out = (unsigned)v;
+	return KBX_OK;
+}
+
+static enum kbx_status marshal(const struct run *r, const struct program *p, const struct launch *l,
+			       const struct dev_set *s, const struct expr_env *env, union param *vals, void **params)
+{
+	int j, k;
+
+	for (j = 0; j < l->nargs; j++) {
+		const struct launch_arg *a = &l->args[j];
+		struct expr_value v;
+		enum dtype dt;
+		int col;
+
+		memset(&vals[j], 0, sizeof(vals[j]));
+		params[j] = &vals[j];
+		if (a->name) {
+			const struct task_arg *ta = task_find_arg(r->t, a->name);
+
+			if (ta && ta->dir != ARG_SCALAR) {
+				vals[j].ptr = s->args[ta - r->t->args].ptr;
+				continue;
+			}
+			if (!ta) {
+				for (k = 0; k < p->spec.nscratch; k++)
+					if (!strcmp(p->spec.scratch[k].name, a->name))
+						vals[j].ptr = s->scratch[k].ptr;
+				continue;
+			}
+			if (!expr_env_get(env, a->name))
+				return kbx_error(KBX_EINVAL, "%s line %d: scalar '%s' has no value in this case",
+						 p->role, l->line, a->name);
+			v = *expr_env_get(env, a->name);
+			dt = ta->dtype;
+		} else {
+			enum kbx_status st = expr_eval(a->expr, env, &v, &col);
+
+			if (st)
+				return kbx_wrap(st, "%s line %d column %d", p->role, l->line, a->col + col);
+			dt = a->cast;
+		}
+		switch (dt) {
+		case DT_I32: vals[j].i32 = v.is_float ? (int)v.f : (int)v.i; break;
+		case DT_F32: vals[j].f32 = (float)expr_as_double(v); break;
+		case DT_F64: vals[j].f64 = expr_as_double(v); break;
+		default: vals[j].i64 = v.is_float ? (long long)v.f : v.i; break;
+		}
+	}
+	return KBX_OK;
+}
+
+/* Run every launch of p in order. With `sync`, synchronise after each launch (correctness runs:
+ * errors and hangs are pinned on one launch) and announce each with a phase event. */
+static enum kbx_status run_launches(struct run *r, const struct program *p, const struct dev_set *s,
+				    const struct problem *pb, int sync, const char *label, char *why, size_t whylen)
+{
+	struct expr_env env = { 0 };
+	enum kbx_status st = KBX_OK;
+	int i, k;
+
+	*why = '\0';
+	for (i = 0; i < pb->env.n; i++)
+		expr_env_set(&env, pb->env.names[i], pb->env.values[i]);
+	expr_env_set_int(&env, "sms", r->info.sms);
+	for (i = 0; i < p->spec.nlaunches && !st; i++) {
+		const struct launch *l = &p->spec.launches[i];
+		unsigned grid[3], block[3], smem;
+		union param vals[64];
+		void *params[64];
+
+		if (l->nargs > 64) {
+			st = kbx_error(KBX_EINVAL, "%s line %d: more than 64 arguments", p->role, l->line);
+			break;
+		}
+		for (k = 0; k < 3 && !st; k++)
+			st = eval_dim(l->grid[k], &env, p->role, l, "grid", &grid[k]);
+		for (k = 0; k < 3 && !st; k++)
+			st = eval_dim(l->block[k], &env, p->role, l, "block", &block[k]);
+		if (!st)
+			st = eval_dim(l->smem, &env, p->role, l, "shared memory size", &smem);
+		if (!st)
+			st = marshal(r, p, l, s, &env, vals, params);
+		if (st) {
+			snprintf(why, whylen, "%s", kbx_last_error());
+			break;
+		}
+		if (!grid[0] || !grid[1] || !grid[2])
+			continue;  /* an empty grid has nothing to do (empty tensors) */
+		if (smem > 48 * 1024)
+			gpu_function_set_smem(r->gpu, p->fns[i], (int)smem);
+		if (sync)
+			emit_phase(r, r->o->launch_limit_s, "%s: %s launch %d '%s'", label, p->role, i + 1, l->kernel);
+		st = gpu_launch(r->gpu, p->fns[i], l->kernel, grid, block, smem, params, l->cooperative);
+		if (!st && sync)
+			st = gpu_sync(r->gpu);
+		if (st) {
+			snprintf(why, whylen, "%s launch %d '%s' (line %d) failed: %s", p->role, i + 1, l->kernel, l->line,
+				 kbx_last_error());
+			if (gpu_is_sticky(r->gpu))
+				r->sticky = 1;
+		}
+	}
+	expr_env_free(&env);
+	return st;
+}
+
+/* ------------------------------------------------------------------ inputs ---- */
+
+static void host_free(void **h, int n)
+{
+	int i;
+
+	if (!h)
+		return;
+	for (i = 0; i < n; i++)
+		free(h[i]);
+	free(h);
+}
+
+static enum kbx_status make_inputs(struct run *r, const struct problem *pb, const char *key_name, void ***out)
+{
+	void **h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+		struct gen_spec g;
+
+		if (b->arg->dir == ARG_OUT || !b->gen)
+			continue;
+		h[i] = xmalloc(b->bytes ? b->bytes : 1);
+		st = gen_parse(b->gen, &g);
+		if (st) {
+			kbx_wrap(st, "'%s': generator of '%s'", r->t->ini_path, b->arg->name);
+			break;
+		}
+		st = gen_fill(&g, b->arg->dtype, h[i], b->numel, b->shape, b->ndim,
+			      gen_key(r->o->seed, r->t->id, key_name, b->arg->name));
+		gen_spec_free(&g);
+	}
+	if (st) {
+		host_free(h, pb->nbufs);
+		return st;
+	}
+	*out = h;
+	return KBX_OK;
+}
+
+/* Download every out/inout buffer of a set into new host arrays. */
+static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, const struct problem *pb, void ***out)
+{
+	void **h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		h[i] = xmalloc(b->bytes ? b->bytes : 1);
+		if (b->bytes)
+			st = gpu_download(r->gpu, h[i], s->args[b->arg - r->t->args].ptr, b->bytes);
+	}
+	*out = h;
+	return st;
+}
+
+/* ----------------------------------------------------------- verification ---- */
+
+/* Elements whose every byte still holds the poison pattern while the reference's does not. */
+static size_t count_unwritten(const struct problem_buf *b, const void *cand, const void *ref)
+{
+	size_t es = dtype_size(b->arg->dtype), i, k, n = 0;
+	unsigned char p = poison_byte(b->arg->dtype);
+	const unsigned char *c = cand, *rf = ref;
+
+	if (b->arg->dir != ARG_OUT)
+		return 0;
+	for (i = 0; i < b->numel; i++) {
+		int poisoned = 1, same = 1;
+
+		for (k = 0; k < es; k++) {
+			poisoned &= c[i * es + k] == p;
+			same &= rf[i * es + k] == p;
+		}
+		n += poisoned && !same;
+	}
+	return n;
+}
+
+static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
+{
+	size_t off = 0;
+	int d;
+
+	off += (size_t)snprintf(buf + off, len - off, "[");
+	for (d = 0; d < e->ndim && off < len; d++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%lld", d ? "," : "", e->coord[d]);
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+/* Compare scratch buffers the candidate shares (by name, dtype and size) with the reference,
+ * in the reference's order: the first that differs is the first wrong stage. */
+static enum kbx_status first_wrong_stage(struct run *r, const struct dev_set *cs, const struct dev_set *rs,
+					 char *out, size_t outlen)
+{
+	enum kbx_status st = KBX_OK;
+	int i, j;
+
+	*out = '\0';
+	for (i = 0; i < r->ref.spec.nscratch && !st && !*out; i++) {
+		const struct scratch_decl *rd = &r->ref.spec.scratch[i];
+
+		for (j = 0; j < r->cand.spec.nscratch; j++) {
+			const struct scratch_decl *cd = &r->cand.spec.scratch[j];
+			struct cmp_result cmp;
+			long long shape[1];
+			void *a, *b;
+
+			if (strcmp(rd->name, cd->name) || rd->dtype != cd->dtype ||
+			    rs->scratch_bytes[i] != cs->scratch_bytes[j] || !rs->scratch_bytes[i])
+				continue;
+			a = xmalloc(cs->scratch_bytes[j]);
+			b = xmalloc(rs->scratch_bytes[i]);
+			st = gpu_download(r->gpu, a, cs->scratch[j].ptr, cs->scratch_bytes[j]);
+			if (!st)
+				st = gpu_download(r->gpu, b, rs->scratch[i].ptr, rs->scratch_bytes[i]);
+			shape[0] = (long long)(rs->scratch_bytes[i] / dtype_size(rd->dtype));
+			if (!st) {
+				compare_buffers(rd->dtype, a, b, shape, 1, &r->t->tol, &cmp);
+				if (!cmp.pass)
+					snprintf(out, outlen, "%s", rd->name);
+			}
+			free(a);
+			free(b);
+			break;
+		}
+	}
+	return st;
+}
+
+struct case_ctx {
+	struct problem pb;
+	void **in;          /* host inputs */
+	void **ref_out;     /* reference outputs */
+	struct dev_set rs, cs;
+};
+
+static void case_ctx_free(struct run *r, struct case_ctx *c)
+{
+	host_free(c->in, c->pb.nbufs);
+	host_free(c->ref_out, c->pb.nbufs);
+	if (r->gpu) {
+		set_free(r, &c->rs, r->t);
+		set_free(r, &c->cs, r->t);
+	}
+	problem_free(&c->pb);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Inputs, the reference's outputs, and allocated candidate buffers for one problem. */
+static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char *key_name, const char *label)
+{
+	enum kbx_status st;
+	char why[1024];
+
+	st = make_inputs(r, &c->pb, key_name, &c->in);
+	if (!st)
+		st = set_alloc(r, &c->rs, &c->pb, &r->ref);
+	if (!st)
+		st = set_prepare(r, &c->rs, &c->pb, c->in, &r->ref, 0);
+	if (!st) {
+		st = run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why));
+		if (st)
+			return kbx_error(st, "the reference failed on %s: %s", label, why);
+	}
+	if (!st)
+		st = fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
+	if (!st)
+		st = set_alloc(r, &c->cs, &c->pb, &r->cand);
+	return st;
+}
+
+/* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
+ * failed; a failing candidate is described in cr. */
+static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
+				       void ***cand_out_ret)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	char why[1024];
+	void **cand_out = NULL;
+	struct sbuf msg = SBUF_INIT;
+	int i, nout = 0;
+
+	cr->verdict = V_PASS;
+	st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+	if (st)
+		return st;
+	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+	if (st) {
+		cr->verdict = V_RUNTIME_ERROR;
+		cr->message = xstrdup(why);
+		return KBX_OK;
+	}
+	/* Out-of-bounds writes and modified inputs. */
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		const struct dev_buf *d = &c->cs.args[b->arg - t->args];
+		int side = buf_guard_check(r, d, &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", b->arg->name);
+			sbuf_addf(&msg, "%swrote outside buffer '%s' (guard zone %s it modified)", msg.len ? "; " : "",
+				  b->arg->name, side == 1 ? "before the start" : "past the end");
+		}
+		if (b->arg->dir == ARG_IN && b->bytes) {
+			void *now = xmalloc(b->bytes);
+
+			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
+			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
+			}
+			free(now);
+			if (st)
+				return st;
+		}
+	}
+	for (i = 0; i < c->cs.nscratch; i++) {
+		int side = buf_guard_check(r, &c->cs.scratch[i], &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", r->cand.spec.scratch[i].name);
+			sbuf_addf(&msg, "%swrote outside scratch '%s'", msg.len ? "; " : "", r->cand.spec.scratch[i].name);
+		}
+	}
+	st = fetch_outputs(r, &c->cs, &c->pb, &cand_out);
+	if (st) {
+		host_free(cand_out, c->pb.nbufs);
+		return st;
+	}
+	for (i = 0; i < c->pb.nbufs; i++)
+		nout += c->pb.bufs[i].arg->dir != ARG_IN;
+	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		struct output_result *o;
+		size_t unwritten;
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		o = &cr->outputs[cr->noutputs++];
+		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
+		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &t->tol, &o->cmp);
+		if (o->cmp.pass)
+			continue;
+		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
+		if (unwritten)
+			sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
+				  b->numel, b->arg->name);
+		else if (t->tol.metric)
+			sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, rmse %.3g)",
+				  msg.len ? "; " : "", b->arg->name, o->cmp.cosine, o->cmp.l1_relative, o->cmp.rmse);
+		else {
+			char at[160] = "";
+
+			if (o->cmp.nworst)
+				describe_elem(at, sizeof(at), &o->cmp.worst[0]);
+			sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s)",
+				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches + o->cmp.nan_mismatches + o->cmp.inf_mismatches,
+				  o->cmp.n, o->cmp.max_abs, at);
+		}
+	}
+	if (msg.len) {
+		int any_output_wrong = 0;
+
+		for (i = 0; i < cr->noutputs; i++)
+			any_output_wrong |= !cr->outputs[i].cmp.pass;
+		cr->verdict = V_WRONG;
+		cr->message = sbuf_detach(&msg);
+		if (any_output_wrong) {
+			st = first_wrong_stage(r, &c->cs, &c->rs, cr->first_wrong_stage, sizeof(cr->first_wrong_stage));
+			if (st) {
+				host_free(cand_out, c->pb.nbufs);
+				return st;
+			}
+		}
+	}
+	sbuf_release(&msg);
+	if (cand_out_ret)
+		*cand_out_ret = cand_out;
+	else
+		host_free(cand_out, c->pb.nbufs);
+	return KBX_OK;
+}
+
+/* Second run on the same inputs must give the same bits. */
+static enum kbx_status check_determinism(struct run *r, struct case_ctx *c, void **first, const char *label,
+					 struct case_result *cr)
+{
+	enum kbx_status st;
+	void **second = NULL;
+	char why[1024];
+	int i;
+
+	st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+	if (st)
+		return st;
+	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+	if (st) {
+		cr->verdict = V_RUNTIME_ERROR;
+		cr->message = xasprintf("second run: %s", why);
+		return KBX_OK;
+	}
+	st = fetch_outputs(r, &c->cs, &c->pb, &second);
+	for (i = 0; !st && i < c->pb.nbufs; i++)
+		if (c->pb.bufs[i].arg->dir != ARG_IN && !compare_bitwise(first[i], second[i], c->pb.bufs[i].bytes))
+			cr->nondeterministic = 1;
+	host_free(second, c->pb.nbufs);
+	return st;
+}
+
+/* ---------------------------------------------------- distribution verifier ---- */
+
+static double z_limit(void)
+{
+	return 4.8916;  /* two-sided normal quantile at 1e-6 */
+}
+
+static enum kbx_status verify_distribution(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr)
+{
+	const struct task *t = r->t;
+	const char *out_name = binding_get(t->verifier_params, t->nverifier_params, "output");
+	const char *law = binding_get(t->verifier_params, t->nverifier_params, "law");
+	const char *seed_arg = binding_get(t->verifier_params, t->nverifier_params, "seed_arg");
+	void **a = NULL, **b = NULL, **d = NULL;
+	const struct problem_buf *ob = NULL;
+	enum kbx_status st;
+	char why[1024];
+	int i, oi = -1;
+
+	cr->verdict = V_PASS;
+	for (i = 0; i < c->pb.nbufs; i++)
+		if (out_name && !strcmp(c->pb.bufs[i].arg->name, out_name))
+			oi = i, ob = &c->pb.bufs[i];
+	if (!ob || !law || strcmp(law, "uniform01"))
+		return kbx_error(KBX_EINVAL, "'%s': [verifier] needs output = <out buffer> and law = uniform01", t->ini_path);
+
+	/* Run twice with the case's seed, once with another. */
+	for (i = 0; i < 3; i++) {
+		void ***dst = i == 0 ? &a : i == 1 ? &b : &d;
+
+		if (i == 2 && seed_arg) {
+			const struct expr_value *sv = expr_env_get(&c->pb.env, seed_arg);
+			struct expr_value nv = sv ? *sv : (struct expr_value){ 0 };
+
+			nv.i += 0x9E3779B9LL;
+			expr_env_set(&c->pb.env, seed_arg, nv);
+		}
+		st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+		if (!st)
+			st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+		if (st) {
+			cr->verdict = V_RUNTIME_ERROR;
+			cr->message = xstrdup(why);
+			goto out;
+		}
+		st = fetch_outputs(r, &c->cs, &c->pb, dst);
+		if (st)
+			goto out;
+	}
+	{
+		size_t n = ob->numel, k, outside = 0;
+		double *xs = xmalloc((n ? n : 1) * sizeof(*xs)), mean = 0, var = 0, p = 1, z, zv;
+		struct sbuf msg = SBUF_INIT;
+		size_t differ = 0;
+
+		for (k = 0; k < n; k++) {
+			xs[k] = dtype_get(ob->arg->dtype, a[oi], k, 0);
+			if (!(xs[k] >= 0 && xs[k] < 1))
+				outside++;
+			mean += xs[k];
+			if (dtype_get(ob->arg->dtype, d[oi], k, 0) != xs[k])
+				differ++;
+		}
+		if (n) {
+			mean /= (double)n;
+			for (k = 0; k < n; k++)
+				var += (xs[k] - mean) * (xs[k] - mean);
+			var /= n > 1 ? (double)(n - 1) : 1.0;
+		}
+		z = n ? fabs(mean - 0.5) / sqrt(1.0 / 12.0 / (double)n) : 0;
+		zv = n > 1 ? fabs(var - 1.0 / 12.0) / sqrt((1.0 / 80.0 - 1.0 / 144.0) / (double)n) : 0;
+		if (n >= 2)
+			stats_ks_uniform(xs, n, &p);
+		if (outside)
+			sbuf_addf(&msg, "%zu of %zu values outside [0, 1)", outside, n);
+		if (z > z_limit())
+			sbuf_addf(&msg, "%smean %.6f is %.1f sigma from 0.5", msg.len ? "; " : "", mean, z);
+		if (zv > z_limit())
+			sbuf_addf(&msg, "%svariance %.6f is %.1f sigma from 1/12", msg.len ? "; " : "", var, zv);
+		if (n >= 2 && p < 1e-6)
+			sbuf_addf(&msg, "%sKolmogorov-Smirnov rejects U(0,1) (p = %.2g)", msg.len ? "; " : "", p);
+		if (!compare_bitwise(a[oi], b[oi], ob->bytes))
+			sbuf_addf(&msg, "%stwo runs with the same seed differ", msg.len ? "; " : "");
+		if (seed_arg && n >= 16 && differ < n / 2)
+			sbuf_addf(&msg, "%sanother seed changed only %zu of %zu values", msg.len ? "; " : "", differ, n);
+		cr->outputs = xcalloc(1, sizeof(*cr->outputs));
+		cr->noutputs = 1;
+		snprintf(cr->outputs[0].arg, sizeof(cr->outputs[0].arg), "%s", ob->arg->name);
+		cr->outputs[0].cmp.n = n;
+		cr->outputs[0].cmp.pass = msg.len == 0;
+		cr->outputs[0].cmp.cosine = cr->outputs[0].cmp.l1_relative = cr->outputs[0].cmp.rmse = -1;
+		if (msg.len) {
+			cr->verdict = V_WRONG;
+			cr->message = sbuf_detach(&msg);
+		}
+		sbuf_release(&msg);
+		free(xs);
+	}
+out:
+	host_free(a, c->pb.nbufs);
+	host_free(b, c->pb.nbufs);
+	host_free(d, c->pb.nbufs);
+	return st;
+}
+
+/* ------------------------------------------------------------------ cases ---- */
+
+static enum kbx_status run_case(struct run *r, int index, struct case_result *cr)
+{
+	const struct task *t = r->t;
+	const char *name = t->cases[index].name;
+	int distribution = t->verifier && !strcmp(t->verifier, "distribution");
+	struct case_ctx c = { 0 };
+	void **first = NULL;
+	char label[128];
+	enum kbx_status st;
+	double t0 = now_seconds();
+
+	memset(cr, 0, sizeof(*cr));
+	snprintf(cr->name, sizeof(cr->name), "%s", name);
+	cr->index = index;
+	snprintf(label, sizeof(label), "case %s", name);
+	st = problem_from_case(t, index, &c.pb);
+	if (!st && distribution) {
+		st = make_inputs(r, &c.pb, name, &c.in);
+		if (!st)
+			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
+		if (!st)
+			st = verify_distribution(r, &c, label, cr);
+	} else if (!st) {
+		st = case_setup(r, &c, name, label);
+		if (!st)
+			st = judge_candidate(r, &c, label, cr, &first);
+		if (!st && cr->verdict == V_PASS)
+			st = check_determinism(r, &c, first, label, cr);
+	}
+	host_free(first, c.pb.nbufs);
+	case_ctx_free(r, &c);
+	cr->seconds = now_seconds() - t0;
+	return st;
+}
+
+/* ------------------------------------------------------------------ timing ---- */
+
+/* One timed call: the program's launches without synchronisation. */
+static enum kbx_status call_program(struct run *r, const struct program *p, const struct dev_set *s,
+				    const struct problem *pb)
+{
+	char why[1024];
+	enum kbx_status st = run_launches(r, p, s, pb, 0, "perf", why, sizeof(why));
+
+	if (st)
+		return kbx_error(st, "%s", why);
+	return KBX_OK;
+}
+
+static enum kbx_status flush_l2(struct run *r)
+{
+	return gpu_memset32(r->gpu, r->flush, 0, r->flush_bytes / 4);
+}
+
+/* triton.testing.do_bench: estimate from 5 flushed calls, warm up for warmup_ms, then time
+ * rep_ms worth of calls, each preceded by an L2 flush outside its events. */
+static enum kbx_status do_bench(struct run *r, const struct program *p, const struct dev_set *s,
+				const struct problem *pb, struct sample_stats *out)
+{
+	gpu_event e0, e1, *starts = NULL, *ends = NULL;
+	enum kbx_status st;
+	double *ms = NULL;
+	float est_ms = 0;
+	int i, n_warmup, n_rep = 0, created = 0;
+
+	if ((st = gpu_event_create(r->gpu, &e0)) || (st = gpu_event_create(r->gpu, &e1)))
+		return st;
+	st = gpu_sync(r->gpu);
+	if (!st)
+		st = gpu_event_record(r->gpu, e0);
+	for (i = 0; i < 5 && !st; i++) {
+		st = flush_l2(r);
+		if (!st)
+			st = call_program(r, p, s, pb);
+	}
+	if (!st)
+		st = gpu_event_record(r->gpu, e1);
+	if (!st)
+		st = gpu_sync(r->gpu);
+	if (!st)
+		st = gpu_event_elapsed_ms(r->gpu, e0, e1, &est_ms);
+	gpu_event_destroy(r->gpu, e0);
+	gpu_event_destroy(r->gpu, e1);
+	if (st)
+		return st;
+	est_ms /= 5;
+	if (est_ms <= 0)
+		est_ms = 1e-4f;
+	n_warmup = (int)fmax(1, r->o->warmup_ms / est_ms);
+	n_rep = (int)fmax(1, r->o->rep_ms / est_ms);
+	if (n_rep > 100000)
+		n_rep = 100000;
+	for (i = 0; i < n_warmup && !st; i++)
+		st = call_program(r, p, s, pb);
+	starts = xcalloc((size_t)n_rep, sizeof(*starts));
+	ends = xcalloc((size_t)n_rep, sizeof(*ends));
+	for (created = 0; created < n_rep && !st; created++) {
+		st = gpu_event_create(r->gpu, &starts[created]);
+		if (!st && (st = gpu_event_create(r->gpu, &ends[created])))
+			gpu_event_destroy(r->gpu, starts[created]);
+		if (st)
+			break;
+	}
+	for (i = 0; i < n_rep && !st; i++) {
+		st = flush_l2(r);
+		if (!st)
+			st = gpu_event_record(r->gpu, starts[i]);
+		if (!st)
+			st = call_program(r, p, s, pb);
+		if (!st)
+			st = gpu_event_record(r->gpu, ends[i]);
+	}
+	if (!st)
+		st = gpu_sync(r->gpu);
+	ms = xcalloc((size_t)n_rep, sizeof(*ms));
+	for (i = 0; i < n_rep && !st; i++) {
+		float v = 0;
+
+		st = gpu_event_elapsed_ms(r->gpu, starts[i], ends[i], &v);
+		ms[i] = v;
+	}
+	if (!st)
+		stats_summarize(ms, n_rep, out);
+	for (i = 0; i < created; i++) {
+		gpu_event_destroy(r->gpu, starts[i]);
+		gpu_event_destroy(r->gpu, ends[i]);
+	}
+	free(starts);
+	free(ends);
+	free(ms);
+	return st;
+}
+
+static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_row *golden, int ngolden,
+				    struct perf_result *pr)
+{
+	struct case_ctx c = { 0 };
+	struct case_result cr;
+	enum kbx_status st;
+	char label[64], key[32];
+	double limit;
+
+	memset(pr, 0, sizeof(*pr));
+	memset(&cr, 0, sizeof(cr));
+	pr->row = row;
+	pr->golden_ms = -1;
+	snprintf(label, sizeof(label), "perf row %d", row + 1);
+	snprintf(key, sizeof(key), "perf%d", row);
+	st = problem_from_perf(r->t, row, &c.pb);
+	if (st)
+		goto out;
+	pr->bytes = c.pb.bytes;
+	pr->flops = c.pb.flops;
+	pr->input_size = xstrdup(c.pb.input_size ? c.pb.input_size : "null");
+	if (golden && row < ngolden)
+		pr->golden_ms = golden[row].ms;
+	emit_phase(r, r->o->launch_limit_s * 4 + 30, "%s: inputs", label);
+	if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
+		st = make_inputs(r, &c.pb, key, &c.in);
+		if (!st)
+			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
+		if (!st)
+			st = set_alloc(r, &c.rs, &c.pb, &r->ref);
+		if (!st)
+			st = set_prepare(r, &c.rs, &c.pb, c.in, &r->ref, 0);
+		if (!st)
+			st = verify_distribution(r, &c, label, &cr);
+	} else {
+		st = case_setup(r, &c, key, label);
+		if (!st)
+			st = judge_candidate(r, &c, label, &cr, NULL);
+	}
+	if (st)
+		goto out;
+	pr->correct = cr.verdict == V_PASS;
+	if (!pr->correct) {
+		pr->message = xasprintf("wrong at this size: %s", cr.message ? cr.message : verdict_name(cr.verdict));
+		goto out;
+	}
+	limit = r->o->launch_limit_s * 10 + 3 * (r->o->warmup_ms + r->o->rep_ms) / 1000.0;
+	emit_phase(r, limit, "%s: timing candidate", label);
+	st = set_prepare(r, &c.cs, &c.pb, c.in, &r->cand, 1);
+	if (!st)
+		st = do_bench(r, &r->cand, &c.cs, &c.pb, &pr->cand);
+	if (st) {
+		if (gpu_is_sticky(r->gpu))
+			r->sticky = 1;
+		goto out;
+	}
+	emit_phase(r, limit, "%s: timing reference", label);
+	st = do_bench(r, &r->ref, &c.rs, &c.pb, &pr->ref);
+	if (st)
+		goto out;
+	pr->has_ref = 1;
+	if (pr->bytes >= 0 && pr->cand.median > 0)
+		pr->gbps = pr->bytes / (pr->cand.median * 1e-3) / 1e9;
+	else
+		pr->gbps = -1;
+	if (pr->flops >= 0 && pr->cand.median > 0)
+		pr->tflops = pr->flops / (pr->cand.median * 1e-3) / 1e12;
+	else
+		pr->tflops = -1;
+out:
+	case_result_free(&cr);
+	case_ctx_free(r, &c);
+	return st;
+}
+
+/* ------------------------------------------------------------------- main ---- */
+
+static enum kbx_status prepare_program(struct run *r, struct program *p, const char *src, const char *name,
+				       const struct compile_cache *cache, struct compile_result *cr, void **image,
+				       size_t *image_size)
+{
+	enum kbx_status st;
+	char why[512];
+	int line = 0, col = 0;
+
+	st = compile_source(r, src, name, cache, cr, image, image_size);
+	if (st || !cr->ok)
+		return st;
+	st = launch_parse_source(src, name, &p->spec);
+	if (st) {
+		cr->ok = 0;
+		/* The message carries "line L column C"; keep it whole as the diagnostic. */
+		if (sscanf(strstr(kbx_last_error(), "line ") ? strstr(kbx_last_error(), "line ") : "", "line %d column %d",
+			   &line, &col) < 1)
+			line = 0;
+		add_diag(cr, line, col, kbx_last_error());
+		return KBX_OK;
+	}
+	if (check_launch_names(r->t, &p->spec, why, sizeof(why), &line, &col)) {
+		cr->ok = 0;
+		add_diag(cr, line, col, why);
+	}
+	return KBX_OK;
+}
+
+static void summary_init(struct run *r)
+{
+	memset(&r->sum, 0, sizeof(r->sum));
+	r->sum.speedup_golden = -1;
+	r->sum.speedup_ref = -1;
+	r->sum.cand_ms_sum = r->sum.ref_ms_sum = r->sum.golden_ms_sum = -1;
+	if (r->gpu) {
+		snprintf(r->sum.gpu, sizeof(r->sum.gpu), "%s", r->info.name);
+		r->sum.driver_version = r->info.driver_version;
+	}
+}
+
+static enum kbx_status run_all(struct run *r, const char *source, const char *source_name,
+			       const struct compile_cache *cache)
+{
+	const struct task *t = r->t;
+	struct compile_result cc, rc;
+	void *cimg = NULL, *rimg = NULL;
+	size_t csz = 0, rsz = 0;
+	char *ref_src = NULL, why[1024];
+	size_t ref_len;
+	enum kbx_status st;
+	struct golden_table *golden = NULL;
+	const struct golden_row *grows = NULL;
+	int ngolden = 0, i, all_timed = 1;
+
+	memset(&cc, 0, sizeof(cc));
+	memset(&rc, 0, sizeof(rc));
+	r->cand.role = "candidate";
+	r->ref.role = "reference";
+	st = prepare_program(r, &r->cand, source, source_name, cache, &cc, &cimg, &csz);
+	if (st)
+		goto out;
+	if (r->ev->compile)
+		r->ev->compile(r->ev->ctx, &cc);
+	if (cc.ok && r->o->save_cubin && write_file(r->o->save_cubin, cimg, csz))
+		emit_log(r, "%s", kbx_last_error());
+	if (!cc.ok) {
+		finish(r, V_COMPILE_ERROR, "%s", cc.ndiags ? cc.diags[0].message : "NVRTC rejected the source");
+		goto out;
+	}
+	st = read_file(t->reference_path, &ref_src, &ref_len);
+	if (!st)
+		st = prepare_program(r, &r->ref, ref_src, "reference.cu", cache, &rc, &rimg, &rsz);
+	if (st)
+		goto out;
+	if (!rc.ok) {
+		st = kbx_error(KBX_EINVAL, "the reference of '%s' does not compile: %s", t->id,
+			       rc.ndiags ? rc.diags[0].message : rc.log);
+		goto out;
+	}
+	if (!r->gpu) {
+		finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", cc.arch);
+		goto out;
+	}
+	st = bind_program(r, &r->cand, cimg, why, sizeof(why));
+	if (st || why[0]) {
+		if (!st)
+			finish(r, V_ABI_ERROR, "%s", why);
+		else
+			finish(r, V_RUNTIME_ERROR, "%s", why);
+		st = KBX_OK;
+		goto out;
+	}
+	st = bind_program(r, &r->ref, rimg, why, sizeof(why));
+	if (!st && why[0])
+		st = kbx_error(KBX_EINVAL, "the reference of '%s' is broken: %s", t->id, why);
+	if (st)
+		goto out;
+
+	/* Correctness cases. */
+	for (i = 0; i < t->ncases; i++) {
+		struct case_result cr;
+
+		st = run_case(r, i, &cr);
+		if (st) {
+			case_result_free(&cr);
+			if (r->sticky || gpu_is_sticky(r->gpu)) {
+				r->sticky = 1;
+				finish(r, V_RUNTIME_ERROR, "case %s: %s", t->cases[i].name, kbx_last_error());
+				st = KBX_OK;
+			}
+			goto out;
+		}
+		r->sum.cases_total++;
+		if (cr.verdict == V_PASS)
+			r->sum.cases_passed++;
+		if (cr.nondeterministic)
+			r->sum.warnings |= WARN(W_NONDETERMINISTIC);
+		if (r->ev->case_done)
+			r->ev->case_done(r->ev->ctx, &cr);
+		if (cr.verdict != V_PASS && r->sum.verdict == V_PASS) {
+			r->sum.verdict = cr.verdict;
+			free(r->sum.message);
+			r->sum.message = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : verdict_name(cr.verdict));
+		}
+		case_result_free(&cr);
+		if (r->sticky) {
+			finish(r, V_RUNTIME_ERROR, "%s", r->sum.message ? r->sum.message : "sticky CUDA error");
+			goto out;
+		}
+	}
+	if (r->sum.verdict != V_PASS || r->o->no_perf || !t->perf.nrows) {
+		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;
+
+		if (r->sum.verdict == V_PASS)
+			finish(r, V_PASS, "%d of %d cases passed%s", r->sum.cases_passed, r->sum.cases_total,
+			       r->o->no_perf ? " (perf not run)" : "");
+		else
+			finish(r, r->sum.verdict, "%s", m);
+		free(m);
+		goto out;
+	}
+
+	/* Perf rows. */
+	if (golden_match(r->o->tasks_root, r->info.name, &golden) == KBX_OK) {
+		snprintf(r->sum.golden_table, sizeof(r->sum.golden_table), "%s", golden_gpu(golden));
+		if (golden_rows(golden, t->name, &grows, &ngolden) != KBX_OK || ngolden != t->perf.nrows) {
+			if (ngolden)
+				emit_log(r, "golden table '%s' has %d rows for '%s' but the task has %d: no speedup vs golden",
+					 golden_gpu(golden), ngolden, t->name, t->perf.nrows);
+			grows = NULL;
+			ngolden = 0;
+		}
+	}
+	if (!grows)
+		r->sum.warnings |= WARN(W_NO_GOLDEN);
+	{
+		r->flush_bytes = (size_t)r->info.l2_bytes * 2;
+		if (r->flush_bytes < FLUSH_MIN_BYTES)
+			r->flush_bytes = FLUSH_MIN_BYTES;
+		st = gpu_alloc(r->gpu, r->flush_bytes, &r->flush);
+		if (st)
+			goto out;
+		gpu_reset_persisting_l2(r->gpu);
+	}
+	{
+		double cand = 0, ref = 0, gold = 0;
+		int first = 0;
+
+		if (r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows)
+			first = t->perf.nrows - r->o->max_perf_rows;
+		for (i = first; i < t->perf.nrows; i++) {
+			struct perf_result pr;
+
+			st = run_perf_row(r, i, grows, ngolden, &pr);
+			if (st) {
+				perf_result_free(&pr);
+				if (r->sticky) {
+					finish(r, V_RUNTIME_ERROR, "perf row %d: %s", i + 1, kbx_last_error());
+					st = KBX_OK;
+				}
+				goto out;
+			}
+			if (r->ev->perf_row)
+				r->ev->perf_row(r->ev->ctx, &pr);
+			if (!pr.correct) {
+				finish(r, V_WRONG, "perf row %d (input_size %s): %s", i + 1, pr.input_size,
+				       pr.message ? pr.message : "wrong");
+				perf_result_free(&pr);
+				goto out;
+			}
+			cand += pr.cand.median;
+			ref += pr.ref.median;
+			if (pr.golden_ms >= 0)
+				gold += pr.golden_ms;
+			else
+				all_timed = 0;
+			perf_result_free(&pr);
+		}
+		r->sum.cand_ms_sum = cand;
+		r->sum.ref_ms_sum = ref;
+		if (cand > 0)
+			r->sum.speedup_ref = ref / cand;
+		if (grows && all_timed && cand > 0 && first == 0) {
+			r->sum.golden_ms_sum = gold;
+			r->sum.speedup_golden = gold / cand;
+		}
+	}
+	finish(r, V_PASS, "%d of %d cases passed; %d perf rows timed", r->sum.cases_passed, r->sum.cases_total,
+	       t->perf.nrows);
+out:
+	if (r->flush) {
+		gpu_free(r->gpu, r->flush);
+		r->flush = 0;
+	}
+	golden_free(golden);
+	compile_result_free(&cc);
+	compile_result_free(&rc);
+	free(cimg);
+	free(rimg);
+	free(ref_src);
+	return st;
+}
+
+enum kbx_status engine_run(const struct task *t, const char *source, const char *source_name,
+			   const struct engine_options *o, const struct compile_cache *cache,
+			   const struct run_events *ev, int *sticky)
+{
+	struct run r;
+	enum kbx_status st, gst;
+
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	r.o = o;
+	r.ev = ev;
+	r.t0 = now_seconds();
+	gst = gpu_open(o->device, &r.gpu);
+	if (gst == KBX_OK)
+		r.info = *gpu_get_info(r.gpu);
+	else
+		emit_log(&r, "%s", kbx_last_error());
+	summary_init(&r);
+	st = run_all(&r, source, source_name, cache);
+	if (st && ev->done) {
+		char *m = xstrdup(kbx_last_error());
+
+		finish(&r, V_ERROR, "%s", m);
+		free(m);
+	}
+	program_free(&r, &r.cand);
+	program_free(&r, &r.ref);
+	run_summary_free(&r.sum);
+	if (sticky)
+		*sticky = r.sticky;
+	if (r.gpu)
+		gpu_close(r.gpu);
+	return st;
+}

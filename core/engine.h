@@ -1,0 +1,65 @@
+/*
+ * engine.h - compile, verify and time one candidate against a task's reference.
+ *
+ * engine_run does all GPU work of one run and reports through struct run_events (events.h).
+ * It runs inside the worker process (worker.h), never in the TUI or CLI process: a candidate
+ * can hang or poison the CUDA context. Steps (DESIGN.md "Running a candidate"):
+ *
+ *   compile   candidate and reference with NVRTC (through the compile cache when given), parse
+ *             launch lines, check every kernel's parameters against its launch (abi_error)
+ *   cases     per case: inputs from the counter-based generator; reference in its own buffers;
+ *             candidate outputs and scratch poisoned, every buffer between guard zones; one
+ *             synchronised launch at a time (a phase event before each, for the parent's
+ *             watchdog); guard zones, input mutation, unwritten outputs, comparison, and a second
+ *             run compared bit for bit
+ *   perf      per row, when every case passed: fresh inputs, a correctness check at that size,
+ *             then the do_bench method for candidate and reference (L2 flushed outside the timed
+ *             window, events per repetition, median/p20/p80/min)
+ *   done      verdict, warnings, speedups vs golden (sum of golden ms / sum of candidate ms) and
+ *             vs the reference
+ *
+ * Without a device it compiles for sm_90 and ends with verdict not_run.
+ */
+#ifndef KBX_ENGINE_H
+#define KBX_ENGINE_H
+
+#include <stddef.h>
+
+#include "events.h"
+#include "status.h"
+#include "task.h"
+
+#define ENGINE_DEFAULT_WARMUP_MS 25.0
+#define ENGINE_DEFAULT_REP_MS 100.0
+
+struct engine_options {
+	unsigned long long seed;
+	int no_perf;
+	int device;
+	double warmup_ms, rep_ms;
+	double launch_limit_s;        /* announced with each launch's phase event */
+	double compile_limit_s;
+	int max_perf_rows;            /* 0 = all rows; else only the last N (largest) */
+	const char *tasks_root;       /* for golden tables and tasks/include */
+	const char *save_cubin;       /* write the candidate's cubin here (absolute path), or NULL */
+};
+
+void engine_options_default(struct engine_options *o);
+
+/* Compile cache, implemented by the caller (the history database) so core needs no SQLite. */
+struct compile_cache {
+	void *ctx;
+	/* 0 on a hit: *image and *log are malloc'd and owned by the caller. */
+	int (*get)(void *ctx, const char *key, void **image, size_t *size, char **log);
+	void (*put)(void *ctx, const char *key, const char *arch, const char *options,
+		    const void *image, size_t size, const char *log);
+};
+
+/* Run `source` (named `source_name` in diagnostics) as a candidate for task t. Returns KBX_OK
+ * when the run reached a verdict (reported through ev->done), an error only when kbx itself
+ * failed. *sticky is set when the CUDA context is poisoned (the worker must exit). */
+enum kbx_status engine_run(const struct task *t, const char *source, const char *source_name,
+			   const struct engine_options *o, const struct compile_cache *cache,
+			   const struct run_events *ev, int *sticky);
+
+#endif

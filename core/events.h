@@ -1,0 +1,75 @@
+/*
+ * events.h - how a run reports what happens, and the worker's wire format.
+ *
+ * The engine (engine.h) calls a struct run_events as it goes. Inside the worker those calls are
+ * written as JSON lines on a pipe (events_json_writer); the parent reads the lines back into the
+ * same structs (events_json_dispatch) and calls its own run_events: the CLI's text printer, the
+ * JSON printer, the history writer and the TUI each implement this one interface.
+ *
+ * Wire format, one JSON object per line, "ev" naming the event:
+ *   {"ev":"phase","what":"case corner launch 1","limit_s":10}   the parent's watchdog deadline
+ *   {"ev":"compile", ...compile_result...}
+ *   {"ev":"case", ...case_result...}
+ *   {"ev":"perf", ...perf_result...}
+ *   {"ev":"log","text":"..."}
+ *   {"ev":"done", ...run_summary...}
+ *
+ * The objects carry every field of the struct under its own name, with these shapes:
+ *   compile  diags: [{line, col, severity, message}]
+ *   case     verdict: name; nondeterministic: bool; outputs: [{arg, ...cmp_result}]
+ *   cmp      pass: bool; worst: [{coord: [..], component, cand, ref, abs_err, rel_err, ulp,
+ *            score}]; tile_rows, tile_cols, tile_h, tile_w; tiles: [tile_rows * tile_cols]
+ *   perf     input_size: the JSON text as a string; cand, ref: {median, p20, p80, min, max,
+ *            mean, stddev, n}; has_ref, correct: bool
+ *   done     verdict: name; warnings: [names]
+ * Doubles that are NaN or infinite are the strings "nan", "inf", "-inf".
+ */
+#ifndef KBX_EVENTS_H
+#define KBX_EVENTS_H
+
+#include <stdio.h>
+
+#include "result.h"
+#include "status.h"
+
+struct run_events {
+	void *ctx;
+	/* A new stage begins; it must end within limit_s seconds (0 = no limit). */
+	void (*phase)(void *ctx, const char *what, double limit_s);
+	void (*compile)(void *ctx, const struct compile_result *c);
+	void (*case_done)(void *ctx, const struct case_result *c);
+	void (*perf_row)(void *ctx, const struct perf_result *p);
+	void (*log)(void *ctx, const char *text);
+	void (*done)(void *ctx, const struct run_summary *s);
+};
+
+/* Events written as JSON lines to `out` (flushed after each line). */
+struct run_events events_json_writer(FILE *out);
+
+/* Parse one line and call the matching callback (NULL callbacks skip the event; the structs
+ * passed live only during the call). KBX_EPARSE on a malformed line or an unknown event. */
+enum kbx_status events_json_dispatch(const char *line, const struct run_events *ev);
+
+/* Serialise results as JSON text (for --json output and the history's detail columns): the
+ * same objects as on the wire, without "ev". Non-finite doubles are the strings "nan", "inf",
+ * "-inf"; invalid UTF-8 in strings becomes U+FFFD; NULL strings are null. Caller frees. */
+char *case_result_to_json(const struct case_result *c);
+char *perf_result_to_json(const struct perf_result *p);
+char *compile_result_to_json(const struct compile_result *c);
+char *run_summary_to_json(const struct run_summary *s);
+
+/* The reverse, for text written by the functions above (the history's detail columns, a saved
+ * --json file); an "ev" key is ignored. *out is zeroed first, and freed again on failure
+ * (KBX_EPARSE, naming the first bad field). Release with the matching *_free. */
+enum kbx_status case_result_from_json(const char *text, struct case_result *out);
+enum kbx_status perf_result_from_json(const char *text, struct perf_result *out);
+enum kbx_status compile_result_from_json(const char *text, struct compile_result *out);
+enum kbx_status run_summary_from_json(const char *text, struct run_summary *out);
+
+/* A run_events that forwards every call to each of up to 4 others (NULL entries skipped). */
+struct run_events_tee {
+	const struct run_events *to[4];
+};
+struct run_events events_tee(struct run_events_tee *tee);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * gpu.h - the CUDA Driver API, loaded at run time.
+ *
+ * libcuda.so.1 is opened with dlopen and every entry point is resolved through
+ * cuGetProcAddress, so kbx never links -lcuda and runs (browse, compile, history) on machines
+ * without a driver. No library, a stub library (the toolkit's stubs/libcuda.so), cuInit failing,
+ * or zero devices all give KBX_ENODEVICE with a message saying which; a build without CUDA
+ * headers gives KBX_ENOGPUBUILD. Every CUDA error is converted here, the message naming the
+ * call and the CUDA error name ("cuLaunchKernel 'gelu_fwd': CUDA_ERROR_ILLEGAL_ADDRESS").
+ *
+ * Only the worker process calls gpu_open: a context can be poisoned by a faulting kernel, and
+ * gpu_is_sticky() tells whether the last error was of that kind (the worker then exits).
+ */
+#ifndef KBX_GPU_H
+#define KBX_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef uint64_t gpu_ptr;
+struct gpu;
+struct gpu_module;
+typedef void *gpu_function;
+typedef void *gpu_event;
+
+struct gpu_info {
+	char name[256];
+	int ordinal;
+	int cc_major, cc_minor;
+	int sms;
+	size_t total_mem;
+	int l2_bytes;
+	int driver_version;       /* e.g. 13000 */
+	int mem_clock_khz, bus_width_bits, sm_clock_khz;
+	double peak_gbps;         /* 2 * mem clock * bus width / 8 (datasheet-like lead) */
+	int max_threads_per_block, max_smem_per_block_optin;
+	int cooperative;          /* supports cooperative launch */
+};
+
+/* Whether this build has GPU support compiled in. */
+int gpu_built(void);
+
+/* Probe without creating a context: fills info for device `ordinal` (name, cc, sms, ...). */
+enum kbx_status gpu_probe(int ordinal, struct gpu_info *info, int *device_count);
+
+enum kbx_status gpu_open(int ordinal, struct gpu **out);
+void gpu_close(struct gpu *g);
+const struct gpu_info *gpu_get_info(const struct gpu *g);
+/* 1 when the last CUDA error poisons the context (illegal address, launch failure, ...). */
+int gpu_is_sticky(const struct gpu *g);
+
+enum kbx_status gpu_alloc(struct gpu *g, size_t bytes, gpu_ptr *out);
+void gpu_free(struct gpu *g, gpu_ptr p);
+enum kbx_status gpu_upload(struct gpu *g, gpu_ptr dst, const void *src, size_t bytes);
+enum kbx_status gpu_download(struct gpu *g, void *dst, gpu_ptr src, size_t bytes);
+enum kbx_status gpu_memset8(struct gpu *g, gpu_ptr dst, unsigned char v, size_t bytes);
+enum kbx_status gpu_memset32(struct gpu *g, gpu_ptr dst, uint32_t v, size_t count);
+enum kbx_status gpu_copy(struct gpu *g, gpu_ptr dst, gpu_ptr src, size_t bytes);
+
+enum kbx_status gpu_module_load(struct gpu *g, const void *image, struct gpu_module **out);
+void gpu_module_unload(struct gpu *g, struct gpu_module *m);
+enum kbx_status gpu_module_function(struct gpu *g, struct gpu_module *m, const char *name, gpu_function *out);
+/* Parameter count and the size of each parameter (sizes may be NULL; up to max entries). */
+enum kbx_status gpu_function_params(struct gpu *g, gpu_function f, int *count, size_t *sizes, int max);
+/* Allow more than 48 KiB of dynamic shared memory when asked for. */
+enum kbx_status gpu_function_set_smem(struct gpu *g, gpu_function f, int bytes);
+
+/* Launch on the worker's one stream. params: array of pointers to each argument's value. */
+enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, const unsigned grid[3],
+			   const unsigned block[3], unsigned smem, void **params, int cooperative);
+enum kbx_status gpu_sync(struct gpu *g);
+
+enum kbx_status gpu_event_create(struct gpu *g, gpu_event *out);
+void gpu_event_destroy(struct gpu *g, gpu_event e);
+enum kbx_status gpu_event_record(struct gpu *g, gpu_event e);
+enum kbx_status gpu_event_elapsed_ms(struct gpu *g, gpu_event start, gpu_event end, float *ms);
+
+/* Reset the persisting-L2 window/cache (cuCtxResetPersistingL2Cache), ignoring lack of support. */
+void gpu_reset_persisting_l2(struct gpu *g);
+
+#endif

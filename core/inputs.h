@@ -1,0 +1,56 @@
+/*
+ * inputs.h - input generators (doc/task-format.md "Generators").
+ *
+ * Every element is a pure function of (key, element index) through the Philox generator of
+ * tasks/include/kbx/rng.h, so inputs regenerate identically anywhere. The key comes from
+ * (seed, task id, case name, arg name).
+ */
+#ifndef KBX_INPUTS_H
+#define KBX_INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "status.h"
+
+struct expr_env;
+
+enum gen_kind {
+	GEN_RANDN, GEN_UNIFORM, GEN_OUTLIER, GEN_RANDINT, GEN_BOOL, GEN_VALUES, GEN_ZEROS,
+	GEN_ONES, GEN_FULL, GEN_ARANGE, GEN_SPECIAL, GEN_SPD, GEN_DIAGDOM
+};
+
+struct gen_spec {
+	enum gen_kind kind;
+	double a, b;            /* parameters (lo/hi, p/scale, start/step, value, d) */
+	double *values;         /* GEN_VALUES */
+	int nvalues;
+};
+
+/* Parse "uniform(0, 1)" etc. Errors quote the text and say what was expected. */
+enum kbx_status gen_parse(const char *text, struct gen_spec *out);
+void gen_spec_free(struct gen_spec *g);
+
+/* As gen_parse, but each argument may be an expression over env ("randint(0, n)"); env may be
+ * NULL. problem.c uses it so that the generator text it hands on has only numbers in it. */
+enum kbx_status gen_parse_env(const char *text, const struct expr_env *env, struct gen_spec *out);
+/* Canonical text of g, every argument spelled out ("uniform(0, 1)", "values(nan, -0, 1.5)"):
+ * gen_parse reads it back to the same spec, bit for bit. Caller frees. */
+char *gen_format(const struct gen_spec *g);
+/* Whether g can fill a buffer of dtype dt and this shape: special, spd and diagdom need a
+ * float dtype (spd and diagdom a real one and square trailing dimensions), NaN and infinities
+ * need a float dtype. */
+enum kbx_status gen_check(const struct gen_spec *g, enum dtype dt, const long long *shape, int ndim);
+
+uint64_t gen_key(uint64_t seed, const char *task_id, const char *case_name, const char *arg);
+
+/* Fill n elements of dtype dt at host memory dst. shape/ndim matter for spd and diagdom
+ * (per trailing square matrix, n must be the product of shape); they are ignored by the
+ * elementwise generators. A c64 buffer is filled as 2n floats (real, imaginary, ...): element
+ * i's component c draws at index 2i + c. Large buffers are filled by several threads; the
+ * values do not depend on how many. */
+enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, size_t n,
+			 const long long *shape, int ndim, uint64_t key);
+
+#endif

@@ -1,0 +1,135 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* NaN sorts last so that qsort sees a consistent order whatever the samples hold. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+double stats_quantile_sorted(const double *sorted, int n, double q)
+{
+	double pos, frac;
+	int lo, hi;
+
+	if (n <= 0 || isnan(q))
+		return NAN;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	pos = q * (n - 1);
+	lo = (int)floor(pos);
+	hi = lo + 1 < n ? lo + 1 : n - 1;
+	frac = pos - lo;
+	return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+void stats_summarize(const double *xs, int n, struct sample_stats *out)
+{
+	double *s, sum = 0, ss = 0;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n > 0 ? n : 0;
+	if (n <= 0) {
+		out->median = out->p20 = out->p80 = NAN;
+		out->min = out->max = out->mean = out->stddev = NAN;
+		return;
+	}
+	s = xmalloc((size_t)n * sizeof(*s));
+	memcpy(s, xs, (size_t)n * sizeof(*s));
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	out->median = stats_quantile_sorted(s, n, 0.5);
+	out->p20 = stats_quantile_sorted(s, n, 0.2);
+	out->p80 = stats_quantile_sorted(s, n, 0.8);
+	out->min = s[0];
+	out->max = s[n - 1];
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	out->mean = sum / n;
+	/* Two passes: the textbook one-pass formula loses everything when samples are close. */
+	for (i = 0; i < n; i++)
+		ss += (s[i] - out->mean) * (s[i] - out->mean);
+	out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	free(s);
+}
+
+/*
+ * Q_KS(lambda) = 2 sum_{j>=1} (-1)^(j-1) exp(-2 j^2 lambda^2). The alternating series converges
+ * fast for large lambda only; below 1.18 the equivalent theta-function form
+ * 1 - sqrt(2 pi)/lambda sum_{j>=1} exp(-(2j-1)^2 pi^2 / (8 lambda^2)) is used (Numerical Recipes,
+ * 3rd ed., 6.14).
+ */
+static double kolmogorov_q(double lambda)
+{
+	double sum = 0;
+	int j;
+
+	if (!(lambda > 0))
+		return 1;
+	if (lambda < 1.18) {
+		double y = exp(-M_PI * M_PI / (8 * lambda * lambda));
+		for (j = 1; j <= 20; j++) {
+			double term = pow(y, (double)((2 * j - 1) * (2 * j - 1)));
+			sum += term;
+			if (term < 1e-17 * sum)
+				break;
+		}
+		return 1 - sqrt(2 * M_PI) / lambda * sum;
+	}
+	for (j = 1; j <= 100; j++) {
+		double term = exp(-2.0 * j * j * lambda * lambda);
+		sum += (j % 2 ? 2 : -2) * term;
+		if (term < 1e-17)
+			break;
+	}
+	return sum;
+}
+
+double stats_ks_uniform(const double *xs, size_t n, double *p_value)
+{
+	double *s, d = 0, en, p;
+	size_t i;
+
+	if (n == 0) {
+		if (p_value)
+			*p_value = 1;
+		return 0;
+	}
+	s = xmalloc(n * sizeof(*s));
+	memcpy(s, xs, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	if (isnan(s[n - 1])) {
+		/* A NaN is no draw from U(0, 1) at all. */
+		free(s);
+		if (p_value)
+			*p_value = 0;
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		double f = s[i] < 0 ? 0 : s[i] > 1 ? 1 : s[i];
+		double above = (double)(i + 1) / (double)n - f;
+		double below = f - (double)i / (double)n;
+		if (above > d)
+			d = above;
+		if (below > d)
+			d = below;
+	}
+	free(s);
+	if (p_value) {
+		en = sqrt((double)n);
+		p = kolmogorov_q((en + 0.12 + 0.11 / en) * d);
+		*p_value = p < 0 ? 0 : p > 1 ? 1 : p;
+	}
+	return d;
+}

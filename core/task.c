@@ -1,0 +1,1122 @@
+#include "task.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "expr.h"
+#include "inputs.h"
+#include "problem.h"
+#include "util.h"
+
+#ifndef KBX_SRCDIR
+#define KBX_SRCDIR "."
+#endif
+#ifndef KBX_DATADIR
+#define KBX_DATADIR "."
+#endif
+
+/* ---- reading the file with inih ------------------------------------------------------------
+ *
+ * inih (Debian's 55) gives the handler neither the line number nor the full section name (it
+ * keeps 50 characters), cuts lines at its buffer size, and passes an indented line again under
+ * the previous key. So we feed it through our own reader, which sees every raw line first:
+ * it counts lines, notices lines that would be cut, and records section headers with their
+ * full names, mirroring inih's own classification of the line so that both agree on what a
+ * line is. The handler then only collects key/value pairs into the current section. */
+
+struct raw_entry {
+	char *key;
+	char *value;
+	int line;
+};
+
+struct raw_section {
+	char *name;
+	int line;
+	struct raw_entry *e;
+	int n, cap;
+};
+
+struct ini_state {
+	const char *path;
+	const char *buf;
+	size_t len, pos;
+	int lineno;             /* line last handed to inih */
+	int cont;               /* that line continues the previous value */
+	int have_key;           /* inih's "previous name" is set */
+	struct raw_section *secs;
+	int nsecs, cap;
+	enum kbx_status st;
+	int failed;
+};
+
+static int ini_fail(struct ini_state *s, enum kbx_status st)
+{
+	if (!s->failed) {
+		s->failed = 1;
+		s->st = st;
+	}
+	return 0;
+}
+
+/* inih's find_chars_or_comment: the first of `chars`, or of a ';' that follows a space. */
+static const char *find_chars_or_comment(const char *s, const char *chars)
+{
+	int was_space = 0;
+
+	while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+static char *line_reader(char *str, int num, void *stream)
+{
+	struct ini_state *s = stream;
+	const char *start, *nl, *p;
+	size_t len;
+
+	if (s->failed || s->pos >= s->len)
+		return NULL;
+	start = s->buf + s->pos;
+	nl = memchr(start, '\n', s->len - s->pos);
+	len = nl ? (size_t)(nl - start) : s->len - s->pos;
+	s->pos += len + (nl ? 1 : 0);
+	s->lineno++;
+	if (len && start[len - 1] == '\r')
+		len--;
+	if (s->lineno == 1 && len >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0) {
+		start += 3;
+		len -= 3;
+	}
+	if (memchr(start, '\0', len)) {
+		ini_fail(s, kbx_error(KBX_EPARSE, "unexpected NUL byte in '%s' line %d", s->path, s->lineno));
+		return NULL;
+	}
+	/* inih reads num - 1 bytes at most, the newline included */
+	if (num < 3 || len > (size_t)num - 2) {
+		ini_fail(s, kbx_error(KBX_EPARSE,
+				      "line too long in '%s' line %d (%zu characters, at most %d): write a long value "
+				      "over several lines, each continuation line indented",
+				      s->path, s->lineno, len, num - 2));
+		return NULL;
+	}
+	memcpy(str, start, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+
+	s->cont = 0;
+	for (p = str; *p != '\n' && isspace((unsigned char)*p); p++)
+		;
+	if (*p == '\n' || *p == ';' || *p == '#')
+		return str;
+	if (s->have_key && p > str) {
+		s->cont = 1;
+		return str;
+	}
+	if (*p == '[') {
+		const char *end = find_chars_or_comment(p + 1, "]");
+		const char *q;
+		struct raw_section *sec;
+
+		if (*end != ']') {
+			ini_fail(s, kbx_error(KBX_EPARSE, "expected ']' to close the section header in '%s' line %d",
+					      s->path, s->lineno));
+			return NULL;
+		}
+		for (q = end + 1; isspace((unsigned char)*q); q++)
+			;
+		if (*q && *q != ';') {
+			ini_fail(s, kbx_error(KBX_EPARSE, "unexpected text after the section header in '%s' line %d",
+					      s->path, s->lineno));
+			return NULL;
+		}
+		XGROW(s->secs, s->nsecs + 1, s->cap);
+		sec = &s->secs[s->nsecs++];
+		memset(sec, 0, sizeof(*sec));
+		sec->name = xstrndup(p + 1, (size_t)(end - p - 1));
+		sec->line = s->lineno;
+		s->have_key = 0;
+		return str;
+	}
+	p = find_chars_or_comment(p, "=:");
+	if (*p != '=' && *p != ':') {
+		ini_fail(s, kbx_error(KBX_EPARSE, "expected 'key = value' or '[section]' in '%s' line %d", s->path,
+				      s->lineno));
+		return NULL;
+	}
+	s->have_key = 1;
+	return str;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_state *s = user;
+	struct raw_section *sec;
+	struct raw_entry *e;
+
+	if (s->failed)
+		return 0;
+	if (s->nsecs == 0)
+		return ini_fail(s, kbx_error(KBX_EPARSE, "key '%s' before any section in '%s' line %d", name,
+					     s->path, s->lineno));
+	sec = &s->secs[s->nsecs - 1];
+	if (s->cont) {
+		if (sec->n == 0)
+			return ini_fail(s, kbx_error(KBX_EPARSE, "indented line without a key in '%s' line %d",
+						     s->path, s->lineno));
+		e = &sec->e[sec->n - 1];
+		if (*value) {
+			char *joined = xasprintf("%s%s%s", e->value, *e->value ? " " : "", value);
+
+			free(e->value);
+			e->value = joined;
+		}
+		return 1;
+	}
+	XGROW(sec->e, sec->n + 1, sec->cap);
+	e = &sec->e[sec->n++];
+	e->key = xstrdup(name);
+	e->value = xstrdup(value ? value : "");
+	e->line = s->lineno;
+	return 1;
+}
+
+static void ini_state_free(struct ini_state *s)
+{
+	int i, j;
+
+	for (i = 0; i < s->nsecs; i++) {
+		for (j = 0; j < s->secs[i].n; j++) {
+			free(s->secs[i].e[j].key);
+			free(s->secs[i].e[j].value);
+		}
+		free(s->secs[i].e);
+		free(s->secs[i].name);
+	}
+	free(s->secs);
+}
+
+static enum kbx_status read_ini(const char *path, struct ini_state *s)
+{
+	char *text;
+	size_t len;
+	enum kbx_status st;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	st = read_file(path, &text, &len);
+	if (st)
+		return st;
+	s->buf = text;
+	s->len = len;
+	rc = ini_parse_stream(line_reader, s, on_key, s);
+	free(text);
+	s->buf = NULL;
+	if (s->failed)
+		return s->st;
+	if (rc == -2)
+		return kbx_error(KBX_ENOMEM, "out of memory reading '%s'", path);
+	if (rc != 0)
+		return kbx_error(KBX_EPARSE, "syntax error in '%s' line %d", path, rc);
+	return KBX_OK;
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static int is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static int is_case_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Keys of a section must be unique: a second one would silently win. */
+static enum kbx_status check_duplicates(const char *path, const struct raw_section *sec)
+{
+	int i, j;
+
+	for (i = 1; i < sec->n; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(sec->e[i].key, sec->e[j].key) == 0)
+				return kbx_error(KBX_EPARSE, "duplicate key '%s' in [%s] of '%s' line %d (first at line %d)",
+						 sec->e[i].key, sec->name, path, sec->e[i].line, sec->e[j].line);
+	return KBX_OK;
+}
+
+static void copy_bindings(const struct raw_section *sec, struct binding **out, int *nout)
+{
+	int i;
+
+	*out = xcalloc((size_t)sec->n + 1, sizeof(**out));
+	for (i = 0; i < sec->n; i++) {
+		(*out)[i].key = xstrdup(sec->e[i].key);
+		(*out)[i].value = xstrdup(sec->e[i].value);
+		(*out)[i].line = sec->e[i].line;
+	}
+	*nout = sec->n;
+}
+
+static void free_bindings(struct binding *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(b[i].key);
+		free(b[i].value);
+	}
+	free(b);
+}
+
+/* A number in the task file (tolerances, difficulty): an expression without names. */
+static enum kbx_status parse_number(const char *path, const struct raw_entry *e, double *out)
+{
+	enum kbx_status st = expr_eval_float(e->value, NULL, out, NULL);
+
+	if (st)
+		return kbx_wrap(st, "expected a number for '%s' in '%s' line %d", e->key, path, e->line);
+	if (!isfinite(*out))
+		return kbx_error(KBX_EPARSE, "expected a finite number for '%s' in '%s' line %d", e->key, path,
+				 e->line);
+	return KBX_OK;
+}
+
+/* ---- [task] --------------------------------------------------------------------------------- */
+
+static enum kbx_status parse_task_section(struct task *t, const struct raw_section *sec)
+{
+	const char *path = t->ini_path;
+	int i;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const char *v = e->value;
+
+		if (!*v)
+			return kbx_error(KBX_EPARSE, "expected a value for '%s' in '%s' line %d", e->key, path, e->line);
+		if (strcmp(e->key, "name") == 0) {
+			if (strcmp(v, t->name) != 0)
+				return kbx_error(KBX_EPARSE, "name '%s' in '%s' line %d does not match its folder '%s'", v,
+						 path, e->line, t->name);
+		} else if (strcmp(e->key, "category") == 0) {
+			if (strcmp(v, t->category) != 0)
+				return kbx_error(KBX_EPARSE, "category '%s' in '%s' line %d does not match its folder '%s'",
+						 v, path, e->line, t->category);
+		} else if (strcmp(e->key, "difficulty") == 0) {
+			if (strlen(v) != 1 || v[0] < '1' || v[0] > '5')
+				return kbx_error(KBX_EPARSE, "difficulty '%s' in '%s' line %d: expected 1, 2, 3, 4 or 5", v,
+						 path, e->line);
+			t->difficulty = v[0] - '0';
+		} else if (strcmp(e->key, "summary") == 0) {
+			t->summary = xstrdup(v);
+		} else if (strcmp(e->key, "mirrors") == 0) {
+			t->mirrors = xstrdup(v);
+		} else if (strcmp(e->key, "verifier") == 0) {
+			if (strcmp(v, "elementwise") != 0 && strcmp(v, "distribution") != 0)
+				return kbx_error(KBX_EPARSE,
+						 "unknown verifier '%s' in '%s' line %d (expected elementwise or distribution)", v,
+						 path, e->line);
+			t->verifier = xstrdup(v);
+		} else {
+			return kbx_error(KBX_EPARSE,
+					 "unknown key '%s' in [task] of '%s' line %d (expected name, category, difficulty, "
+					 "summary, mirrors or verifier)",
+					 e->key, path, e->line);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		static const char *const required[] = { "name", "category", "difficulty", "summary" };
+		int j, found = 0;
+
+		for (j = 0; j < sec->n; j++)
+			found |= strcmp(sec->e[j].key, required[i]) == 0;
+		if (!found)
+			return kbx_error(KBX_EPARSE, "missing '%s' in [task] of '%s' line %d", required[i], path,
+					 sec->line);
+	}
+	return KBX_OK;
+}
+
+/* ---- [args] --------------------------------------------------------------------------------- */
+
+static const char *const reserved_names[] = { "bytes", "flops", "input_size", "sms" };
+
+static enum kbx_status parse_shape(const char *path, const struct raw_entry *e, const char *text,
+				   struct task_arg *a)
+{
+	size_t len = strlen(text);
+	const char *p, *start;
+	int depth = 0, cap = 0;
+
+	if (len < 2 || text[0] != '[' || text[len - 1] != ']')
+		return kbx_error(KBX_EPARSE, "expected a shape in brackets like [n] or [m, k] for '%s' in '%s' line %d",
+				 e->key, path, e->line);
+	p = text + 1;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (p == text + len - 1)
+		return KBX_OK;
+	start = p;
+	for (;; p++) {
+		if (*p == '(' || *p == '[') {
+			depth++;
+		} else if ((*p == ')' || *p == ']') && depth > 0) {
+			depth--;
+		} else if ((*p == ',' && depth == 0) || p == text + len - 1) {
+			char *dim = str_trim(xstrndup(start, (size_t)(p - start)));
+
+			if (!*dim) {
+				free(dim);
+				return kbx_error(KBX_EPARSE, "empty dimension %d in the shape of '%s' in '%s' line %d",
+						 a->ndim + 1, e->key, path, e->line);
+			}
+			if (a->ndim == PROBLEM_MAX_DIMS) {
+				free(dim);
+				return kbx_error(KBX_EPARSE, "shape of '%s' in '%s' line %d has more than %d dimensions",
+						 e->key, path, e->line, PROBLEM_MAX_DIMS);
+			}
+			XGROW(a->shape, a->ndim + 1, cap);
+			a->shape[a->ndim++] = dim;
+			if (p == text + len - 1)
+				break;
+			start = p + 1;
+		} else if (*p == ']' || *p == ')') {
+			return kbx_error(KBX_EPARSE, "unbalanced '%c' in the shape of '%s' in '%s' line %d", *p, e->key,
+					 path, e->line);
+		}
+	}
+	if (depth != 0)
+		return kbx_error(KBX_EPARSE, "unbalanced parentheses in the shape of '%s' in '%s' line %d", e->key,
+				 path, e->line);
+	return KBX_OK;
+}
+
+/* The next word of an [args] value: up to a space or a '['. */
+static char *next_word(const char **p)
+{
+	const char *s;
+
+	while (isspace((unsigned char)**p))
+		(*p)++;
+	s = *p;
+	while (**p && !isspace((unsigned char)**p) && **p != '[')
+		(*p)++;
+	return xstrndup(s, (size_t)(*p - s));
+}
+
+static enum kbx_status parse_arg(const char *path, const struct raw_entry *e, struct task_arg *a)
+{
+	const char *p = e->value;
+	char *word, *dt = NULL, *rest = NULL;
+	enum kbx_status st = KBX_OK;
+	size_t i;
+
+	a->name = xstrdup(e->key);
+	a->line = e->line;
+	if (!is_ident(e->key))
+		return kbx_error(KBX_EPARSE, "bad argument name '%s' in '%s' line %d (expected letters, digits and '_')",
+				 e->key, path, e->line);
+	for (i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
+		if (strcmp(e->key, reserved_names[i]) == 0)
+			return kbx_error(KBX_EPARSE, "argument name '%s' in '%s' line %d is reserved", e->key, path,
+					 e->line);
+	word = next_word(&p);
+	if (strcmp(word, "in") == 0 || strcmp(word, "out") == 0 || strcmp(word, "inout") == 0) {
+		a->dir = word[0] == 'o' ? ARG_OUT : word[2] == 'o' ? ARG_INOUT : ARG_IN;
+		dt = next_word(&p);
+		if (!*dt || dtype_parse(dt, &a->dtype)) {
+			st = kbx_error(KBX_EPARSE,
+				       "unknown dtype '%s' for '%s' in '%s' line %d (expected f32, f64, f16, bf16, i8, u8, "
+				       "i16, i32, i64, bool or c64)",
+				       dt, e->key, path, e->line);
+			goto out;
+		}
+		rest = str_trim(xstrdup(p));
+		st = parse_shape(path, e, rest, a);
+	} else if (!*word) {
+		st = kbx_error(KBX_EPARSE, "expected 'in', 'out', 'inout' or a scalar dtype for '%s' in '%s' line %d",
+			       e->key, path, e->line);
+	} else {
+		a->dir = ARG_SCALAR;
+		if (dtype_parse(word, &a->dtype) || !(a->dtype == DT_I32 || a->dtype == DT_I64 ||
+						       a->dtype == DT_F32 || a->dtype == DT_F64)) {
+			st = kbx_error(KBX_EPARSE,
+				       "expected 'in', 'out', 'inout' or a scalar dtype (i32, i64, f32, f64) for '%s' in "
+				       "'%s' line %d, not '%s'",
+				       e->key, path, e->line, word);
+			goto out;
+		}
+		rest = str_trim(xstrdup(p));
+		if (*rest)
+			st = kbx_error(KBX_EPARSE, "scalar '%s' in '%s' line %d takes a dtype only, not '%s'", e->key,
+				       path, e->line, rest);
+	}
+out:
+	free(word);
+	free(dt);
+	free(rest);
+	return st;
+}
+
+static enum kbx_status parse_args_section(struct task *t, const struct raw_section *sec)
+{
+	int i, outputs = 0;
+	enum kbx_status st;
+
+	t->args = xcalloc((size_t)sec->n + 1, sizeof(*t->args));
+	for (i = 0; i < sec->n; i++) {
+		struct task_arg *a = &t->args[t->nargs++];
+
+		st = parse_arg(t->ini_path, &sec->e[i], a);
+		if (st)
+			return st;
+		outputs += a->dir == ARG_OUT || a->dir == ARG_INOUT;
+	}
+	if (!outputs)
+		return kbx_error(KBX_EPARSE, "[args] of '%s' line %d has no 'out' or 'inout' buffer to check",
+				 t->ini_path, sec->line);
+	return KBX_OK;
+}
+
+/* ---- [tolerance] -------------------------------------------------------------------------- */
+
+static enum kbx_status parse_tolerance_section(struct task *t, const struct raw_section *sec)
+{
+	int i;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		double v;
+		enum kbx_status st;
+		double *dst;
+
+		if (strcmp(e->key, "rtol") == 0)
+			dst = &t->tol.rtol;
+		else if (strcmp(e->key, "atol") == 0)
+			dst = &t->tol.atol;
+		else if (strcmp(e->key, "cosine_sim") == 0)
+			dst = &t->tol.cosine_sim;
+		else if (strcmp(e->key, "l1_relative") == 0)
+			dst = &t->tol.l1_relative;
+		else if (strcmp(e->key, "rmse") == 0)
+			dst = &t->tol.rmse;
+		else
+			return kbx_error(KBX_EPARSE,
+					 "unknown key '%s' in [tolerance] of '%s' line %d (expected rtol, atol, cosine_sim, "
+					 "l1_relative or rmse)",
+					 e->key, t->ini_path, e->line);
+		st = parse_number(t->ini_path, e, &v);
+		if (st)
+			return st;
+		if (dst == &t->tol.cosine_sim ? (v < -1 || v > 1) : v < 0)
+			return kbx_error(KBX_EPARSE, "'%s' = %g in '%s' line %d is out of range (expected %s)", e->key, v,
+					 t->ini_path, e->line, dst == &t->tol.cosine_sim ? "-1 to 1" : "a value >= 0");
+		*dst = v;
+		if (dst != &t->tol.rtol && dst != &t->tol.atol)
+			t->tol.metric = 1;
+	}
+	return KBX_OK;
+}
+
+/* ---- [inputs], [case.*], [perf], [verifier] ------------------------------------------------ */
+
+static enum kbx_status parse_inputs_section(struct task *t, const struct raw_section *sec)
+{
+	int i;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const struct task_arg *a = task_find_arg(t, e->key);
+
+		if (!a || a->dir == ARG_SCALAR || a->dir == ARG_OUT)
+			return kbx_error(KBX_EPARSE,
+					 "'%s' in [inputs] of '%s' line %d is not an 'in' or 'inout' buffer of [args]",
+					 e->key, t->ini_path, e->line);
+	}
+	copy_bindings(sec, &t->inputs, &t->ninputs);
+	return KBX_OK;
+}
+
+/* Keys of a case or of [perf]: names (bindings or generators), never outputs. */
+static enum kbx_status check_binding_keys(const struct task *t, const struct raw_section *sec, int perf)
+{
+	int i;
+	size_t r;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const struct task_arg *a = task_find_arg(t, e->key);
+
+		if (perf && (strcmp(e->key, "bytes") == 0 || strcmp(e->key, "flops") == 0 ||
+			     strcmp(e->key, "input_size") == 0))
+			continue;
+		if (!is_ident(e->key))
+			return kbx_error(KBX_EPARSE, "bad name '%s' in [%s] of '%s' line %d (expected letters, digits and '_')",
+					 e->key, sec->name, t->ini_path, e->line);
+		for (r = 0; r < sizeof(reserved_names) / sizeof(reserved_names[0]); r++)
+			if (strcmp(e->key, reserved_names[r]) == 0)
+				return kbx_error(KBX_EPARSE, "'%s' in [%s] of '%s' line %d is reserved%s", e->key, sec->name,
+						 t->ini_path, e->line, perf ? "" : " (bytes, flops and input_size go in [perf])");
+		if (a && a->dir == ARG_OUT)
+			return kbx_error(KBX_EPARSE, "'%s' in [%s] of '%s' line %d is an 'out' buffer and takes no generator",
+					 e->key, sec->name, t->ini_path, e->line);
+		if (!*e->value)
+			return kbx_error(KBX_EPARSE, "expected a value for '%s' in [%s] of '%s' line %d", e->key,
+					 sec->name, t->ini_path, e->line);
+	}
+	return KBX_OK;
+}
+
+static enum kbx_status parse_case_section(struct task *t, const struct raw_section *sec, int *cap)
+{
+	const char *name = sec->name + 5;
+	struct task_case *c;
+	enum kbx_status st;
+
+	if (!is_case_name(name))
+		return kbx_error(KBX_EPARSE, "bad case name '%s' in '%s' line %d (expected letters, digits and '_')",
+				 name, t->ini_path, sec->line);
+	st = check_binding_keys(t, sec, 0);
+	if (st)
+		return st;
+	XGROW(t->cases, t->ncases + 1, *cap);
+	c = &t->cases[t->ncases++];
+	memset(c, 0, sizeof(*c));
+	c->name = xstrdup(name);
+	c->line = sec->line;
+	copy_bindings(sec, &c->b, &c->nb);
+	return KBX_OK;
+}
+
+static enum kbx_status parse_perf_section(struct task *t, const struct raw_section *sec)
+{
+	struct task_perf *pf = &t->perf;
+	struct raw_section vals = *sec;
+	const char *list_key = NULL;
+	int i, list_line = 0;
+	enum kbx_status st;
+
+	st = check_binding_keys(t, sec, 1);
+	if (st)
+		return st;
+	pf->line = sec->line;
+	pf->nrows = 1;
+	/* bytes, flops and input_size are formulas, not bindings */
+	vals.e = xcalloc((size_t)sec->n + 1, sizeof(*vals.e));
+	vals.n = 0;
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const struct task_arg *a = task_find_arg(t, e->key);
+		char **items;
+		int n;
+
+		if (strcmp(e->key, "bytes") == 0) {
+			pf->bytes = xstrdup(e->value);
+			pf->bytes_line = e->line;
+			continue;
+		}
+		if (strcmp(e->key, "flops") == 0) {
+			pf->flops = xstrdup(e->value);
+			pf->flops_line = e->line;
+			continue;
+		}
+		if (strcmp(e->key, "input_size") == 0) {
+			pf->input_size = xstrdup(e->value);
+			pf->input_size_line = e->line;
+			continue;
+		}
+		vals.e[vals.n++] = *e;
+		/* a generator is never a list: "uniform(0, 1)" is one value */
+		if (a && a->dir != ARG_SCALAR)
+			continue;
+		st = perf_list_expand(e->value, &items, &n);
+		if (st) {
+			free(vals.e);
+			return kbx_wrap(st, "in [perf] of '%s' line %d", t->ini_path, e->line);
+		}
+		perf_list_free(items, n);
+		if (n == 1)
+			continue;
+		if (list_key && n != pf->nrows) {
+			free(vals.e);
+			return kbx_error(KBX_EPARSE,
+					 "'%s' in [perf] of '%s' line %d has %d values but '%s' (line %d) has %d: lists are "
+					 "zipped and need the same length",
+					 e->key, t->ini_path, e->line, n, list_key, list_line, pf->nrows);
+		}
+		list_key = e->key;
+		list_line = e->line;
+		pf->nrows = n;
+	}
+	copy_bindings(&vals, &pf->b, &pf->nb);
+	free(vals.e);
+	return KBX_OK;
+}
+
+static const char *const verifier_laws[] = { "uniform01" };
+
+static enum kbx_status parse_verifier_section(struct task *t, const struct raw_section *sec)
+{
+	const char *path = t->ini_path;
+	int i, have_output = 0, have_law = 0, have_seed = 0;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const struct task_arg *a = task_find_arg(t, e->value);
+
+		if (strcmp(e->key, "output") == 0) {
+			if (!a || !(a->dir == ARG_OUT || a->dir == ARG_INOUT))
+				return kbx_error(KBX_EPARSE, "output '%s' in [verifier] of '%s' line %d is not an 'out' buffer",
+						 e->value, path, e->line);
+			have_output = 1;
+		} else if (strcmp(e->key, "law") == 0) {
+			size_t k;
+
+			for (k = 0; k < sizeof(verifier_laws) / sizeof(verifier_laws[0]); k++)
+				if (strcmp(e->value, verifier_laws[k]) == 0)
+					have_law = 1;
+			if (!have_law)
+				return kbx_error(KBX_EPARSE, "unknown law '%s' in [verifier] of '%s' line %d (expected uniform01)",
+						 e->value, path, e->line);
+		} else if (strcmp(e->key, "seed_arg") == 0) {
+			if (!a || a->dir != ARG_SCALAR || !(a->dtype == DT_I32 || a->dtype == DT_I64))
+				return kbx_error(KBX_EPARSE,
+						 "seed_arg '%s' in [verifier] of '%s' line %d is not an i32 or i64 scalar of [args]",
+						 e->value, path, e->line);
+			have_seed = 1;
+		} else {
+			return kbx_error(KBX_EPARSE,
+					 "unknown key '%s' in [verifier] of '%s' line %d (expected output, law or seed_arg)",
+					 e->key, path, e->line);
+		}
+	}
+	if (!have_output || !have_law || !have_seed)
+		return kbx_error(KBX_EPARSE, "missing '%s' in [verifier] of '%s' line %d",
+				 !have_output ? "output" : !have_law ? "law" : "seed_arg", path, sec->line);
+	copy_bindings(sec, &t->verifier_params, &t->nverifier_params);
+	return KBX_OK;
+}
+
+/* ---- the whole task ------------------------------------------------------------------------- */
+
+static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier" };
+
+static enum kbx_status check_sections(const char *path, const struct ini_state *s)
+{
+	int i, j;
+	size_t k;
+
+	for (i = 0; i < s->nsecs; i++) {
+		const char *name = s->secs[i].name;
+		int known = strncmp(name, "case.", 5) == 0;
+
+		for (k = 0; k < sizeof(known_sections) / sizeof(known_sections[0]); k++)
+			known |= strcmp(name, known_sections[k]) == 0;
+		if (!known)
+			return kbx_error(KBX_EPARSE,
+					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
+					 "[inputs], [case.NAME], [perf] or [verifier])",
+					 name, path, s->secs[i].line);
+		for (j = 0; j < i; j++)
+			if (strcmp(name, s->secs[j].name) == 0)
+				return kbx_error(KBX_EPARSE, "duplicate section '[%s]' in '%s' line %d (first at line %d)", name,
+						 path, s->secs[i].line, s->secs[j].line);
+	}
+	return KBX_OK;
+}
+
+static const struct raw_section *find_section(const struct ini_state *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nsecs; i++)
+		if (strcmp(s->secs[i].name, name) == 0)
+			return &s->secs[i];
+	return NULL;
+}
+
+static enum kbx_status find_examples(struct task *t)
+{
+	char *dir = xasprintf("%s/examples", t->dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int cap = 0;
+
+	if (!d) {
+		free(dir);
+		return KBX_OK;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *path;
+
+		if (de->d_name[0] == '.' || len < 4 || strcmp(de->d_name + len - 3, ".cu") != 0)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (!is_file(path)) {
+			free(path);
+			continue;
+		}
+		XGROW(t->examples, t->nexamples + 1, cap);
+		t->examples[t->nexamples++] = path;
+	}
+	closedir(d);
+	free(dir);
+	if (t->nexamples > 1)
+		qsort(t->examples, (size_t)t->nexamples, sizeof(*t->examples), cmp_str);
+	return KBX_OK;
+}
+
+static enum kbx_status check_problems(const struct task *t)
+{
+	struct problem p;
+	enum kbx_status st;
+	int i;
+
+	for (i = 0; i < t->ncases; i++) {
+		st = problem_from_case(t, i, &p);
+		if (st)
+			return st;
+		problem_free(&p);
+	}
+	for (i = 0; i < t->perf.nrows; i++) {
+		st = problem_from_perf(t, i, &p);
+		if (st)
+			return st;
+		problem_free(&p);
+	}
+	return KBX_OK;
+}
+
+static enum kbx_status load(struct task *t)
+{
+	struct ini_state s;
+	const struct raw_section *sec;
+	enum kbx_status st;
+	int i, case_cap = 0;
+
+	st = read_ini(t->ini_path, &s);
+	if (st)
+		goto out;
+	st = check_sections(t->ini_path, &s);
+	for (i = 0; !st && i < s.nsecs; i++)
+		st = check_duplicates(t->ini_path, &s.secs[i]);
+	if (st)
+		goto out;
+
+	sec = find_section(&s, "task");
+	if (!sec) {
+		st = kbx_error(KBX_EPARSE, "missing section [task] in '%s'", t->ini_path);
+		goto out;
+	}
+	st = parse_task_section(t, sec);
+	if (st)
+		goto out;
+	sec = find_section(&s, "args");
+	if (!sec) {
+		st = kbx_error(KBX_EPARSE, "missing section [args] in '%s'", t->ini_path);
+		goto out;
+	}
+	st = parse_args_section(t, sec);
+	if (st)
+		goto out;
+
+	for (i = 0; !st && i < s.nsecs; i++) {
+		sec = &s.secs[i];
+		if (strcmp(sec->name, "tolerance") == 0)
+			st = parse_tolerance_section(t, sec);
+		else if (strcmp(sec->name, "inputs") == 0)
+			st = parse_inputs_section(t, sec);
+		else if (strncmp(sec->name, "case.", 5) == 0)
+			st = parse_case_section(t, sec, &case_cap);
+		else if (strcmp(sec->name, "perf") == 0)
+			st = parse_perf_section(t, sec);
+		else if (strcmp(sec->name, "verifier") == 0)
+			st = strcmp(t->verifier, "distribution") == 0
+			     ? parse_verifier_section(t, sec)
+			     : kbx_error(KBX_EPARSE, "[verifier] in '%s' line %d needs 'verifier = distribution' in [task]",
+					 t->ini_path, sec->line);
+	}
+	if (st)
+		goto out;
+	if (strcmp(t->verifier, "distribution") == 0 && !find_section(&s, "verifier")) {
+		st = kbx_error(KBX_EPARSE, "'verifier = distribution' in '%s' needs a [verifier] section", t->ini_path);
+		goto out;
+	}
+	if (t->ncases == 0) {
+		st = kbx_error(KBX_EPARSE, "no [case.NAME] section in '%s': a task needs correctness cases", t->ini_path);
+		goto out;
+	}
+	if (!t->mirrors)
+		t->mirrors = xstrdup("");
+	if (!is_file(t->reference_path)) {
+		st = kbx_error(KBX_ENOTFOUND, "missing reference '%s'", t->reference_path);
+		goto out;
+	}
+	st = find_examples(t);
+	if (!st)
+		st = check_problems(t);
+out:
+	ini_state_free(&s);
+	return st;
+}
+
+enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out)
+{
+	struct task *t;
+	enum kbx_status st;
+
+	*out = NULL;
+	if (!*category || !*name || strchr(category, '/') || strchr(name, '/') || category[0] == '.' ||
+	    name[0] == '.')
+		return kbx_error(KBX_EINVAL, "bad task '%s/%s'", category, name);
+	t = xcalloc(1, sizeof(*t));
+	t->name = xstrdup(name);
+	t->category = xstrdup(category);
+	t->id = xasprintf("%s/%s", category, name);
+	t->dir = xasprintf("%s/%s/%s", root, category, name);
+	t->ini_path = xasprintf("%s/task.ini", t->dir);
+	t->reference_path = xasprintf("%s/reference.cu", t->dir);
+	t->verifier = xstrdup("elementwise");
+	t->tol.rtol = t->tol.atol = -1;
+	t->tol.cosine_sim = t->tol.l1_relative = t->tol.rmse = -1;
+	st = load(t);
+	if (st) {
+		task_free(t);
+		return st;
+	}
+	*out = t;
+	return KBX_OK;
+}
+
+void task_free(struct task *t)
+{
+	int i, j;
+
+	if (!t)
+		return;
+	free(t->id);
+	free(t->name);
+	free(t->category);
+	free(t->summary);
+	free(t->mirrors);
+	free(t->verifier);
+	free(t->dir);
+	free(t->ini_path);
+	free(t->reference_path);
+	for (i = 0; i < t->nargs; i++) {
+		free(t->args[i].name);
+		for (j = 0; j < t->args[i].ndim; j++)
+			free(t->args[i].shape[j]);
+		free(t->args[i].shape);
+	}
+	free(t->args);
+	free_bindings(t->inputs, t->ninputs);
+	for (i = 0; i < t->ncases; i++) {
+		free(t->cases[i].name);
+		free_bindings(t->cases[i].b, t->cases[i].nb);
+	}
+	free(t->cases);
+	free_bindings(t->perf.b, t->perf.nb);
+	free(t->perf.bytes);
+	free(t->perf.flops);
+	free(t->perf.input_size);
+	free_bindings(t->verifier_params, t->nverifier_params);
+	for (i = 0; i < t->nexamples; i++)
+		free(t->examples[i]);
+	free(t->examples);
+	free(t);
+}
+
+/* ---- the catalogue -------------------------------------------------------------------------- */
+
+/* Sub-folders of dir, sorted, skipping hidden ones and the names in `skip`. */
+static enum kbx_status list_dirs(const char *dir, const char *const *skip, int nskip, char ***out, int *nout)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0, cap = 0, i;
+
+	*out = NULL;
+	*nout = 0;
+	if (!d)
+		return kbx_error(errno == ENOENT ? KBX_ENOTFOUND : KBX_EIO, "cannot open '%s': %s", dir,
+				 strerror(errno));
+	while ((de = readdir(d))) {
+		char *path;
+		int skipped = de->d_name[0] == '.';
+
+		for (i = 0; i < nskip && !skipped; i++)
+			skipped = strcmp(de->d_name, skip[i]) == 0;
+		if (skipped)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (is_dir(path)) {
+			XGROW(names, n + 1, cap);
+			names[n++] = xstrdup(de->d_name);
+		}
+		free(path);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof(*names), cmp_str);
+	*out = names;
+	*nout = n;
+	return KBX_OK;
+}
+
+static void free_names(char **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+enum kbx_status catalogue_load(const char *root, struct catalogue *out)
+{
+	static const char *const skip[] = { "include", "golden" };
+	char **cats = NULL;
+	int ncats, i, j, cap = 0;
+	enum kbx_status st;
+
+	memset(out, 0, sizeof(*out));
+	st = list_dirs(root, skip, 2, &cats, &ncats);
+	if (st)
+		return kbx_wrap(st, "cannot load the task catalogue");
+	out->root = xstrdup(root);
+	for (i = 0; i < ncats && !st; i++) {
+		char *catdir = xasprintf("%s/%s", root, cats[i]);
+		char **names = NULL;
+		int nnames = 0;
+
+		st = list_dirs(catdir, NULL, 0, &names, &nnames);
+		free(catdir);
+		for (j = 0; j < nnames && !st; j++) {
+			struct task *t;
+
+			st = task_load(root, cats[i], names[j], &t);
+			if (st) {
+				kbx_wrap(st, "cannot load task '%s/%s'", cats[i], names[j]);
+				break;
+			}
+			XGROW(out->tasks, out->ntasks + 1, cap);
+			out->tasks[out->ntasks++] = t;
+		}
+		free_names(names, nnames);
+	}
+	free_names(cats, ncats);
+	if (st)
+		catalogue_free(out);
+	return st;
+}
+
+void catalogue_free(struct catalogue *cat)
+{
+	int i;
+
+	if (!cat)
+		return;
+	for (i = 0; i < cat->ntasks; i++)
+		task_free(cat->tasks[i]);
+	free(cat->tasks);
+	free(cat->root);
+	memset(cat, 0, sizeof(*cat));
+}
+
+const struct task *catalogue_find(const struct catalogue *cat, const char *id_or_name)
+{
+	const struct task *found = NULL;
+	int i;
+
+	if (!cat || !id_or_name)
+		return NULL;
+	if (strchr(id_or_name, '/')) {
+		for (i = 0; i < cat->ntasks; i++)
+			if (strcmp(cat->tasks[i]->id, id_or_name) == 0)
+				return cat->tasks[i];
+		return NULL;
+	}
+	for (i = 0; i < cat->ntasks; i++) {
+		if (strcmp(cat->tasks[i]->name, id_or_name) != 0)
+			continue;
+		if (found)
+			return NULL;    /* the same name in two categories: ask for the id */
+		found = cat->tasks[i];
+	}
+	return found;
+}
+
+const struct task_arg *task_find_arg(const struct task *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->nargs; i++)
+		if (strcmp(t->args[i].name, name) == 0)
+			return &t->args[i];
+	return NULL;
+}
+
+const char *binding_get(const struct binding *b, int nb, const char *key)
+{
+	int i;
+
+	for (i = nb - 1; i >= 0; i--)
+		if (strcmp(b[i].key, key) == 0)
+			return b[i].value;
+	return NULL;
+}
+
+const char *task_default_root(void)
+{
+	const char *env = getenv("KBX_TASKS");
+
+	if (env && *env)
+		return env;
+	if (is_dir(KBX_SRCDIR "/tasks"))
+		return KBX_SRCDIR "/tasks";
+	return KBX_DATADIR "/tasks";
+}

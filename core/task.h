@@ -1,0 +1,105 @@
+/*
+ * task.h - the task catalogue: tasks/<Category>/<name>/task.ini + reference.cu + examples/.
+ *
+ * doc/task-format.md is the format. task_load reads one task with inih, joining indented
+ * continuation lines, and checks it: known keys, dtypes, directions, shapes that parse, every
+ * case binding every size and scalar and a generator for every input, perf lists of equal
+ * length. Every error names the file, the line and what was expected.
+ *
+ * catalogue_load reads every task under a root once; the catalogue is then read-only and
+ * shared by the whole run (CLI, TUI, worker).
+ */
+#ifndef KBX_TASK_H
+#define KBX_TASK_H
+
+#include "dtype.h"
+#include "status.h"
+
+enum arg_dir { ARG_IN, ARG_OUT, ARG_INOUT, ARG_SCALAR };
+
+struct task_arg {
+	char *name;
+	enum arg_dir dir;
+	enum dtype dtype;
+	char **shape;     /* expressions; ndim 0 = one element (buffers) */
+	int ndim;
+	int line;
+};
+
+/* One `key = value` of a case, perf, inputs or verifier section, in file order. */
+struct binding {
+	char *key;
+	char *value;
+	int line;
+};
+
+struct task_case {
+	char *name;
+	struct binding *b;
+	int nb;
+	int line;
+};
+
+struct tolerance {
+	double rtol, atol;      /* elementwise; < 0 = dtype default */
+	int metric;             /* 1 when any metric key was given: they replace the elementwise test */
+	double cosine_sim;      /* >= ; < 0 = not checked */
+	double l1_relative;     /* <= ; < 0 = not checked */
+	double rmse;            /* <= ; < 0 = not checked */
+};
+
+struct task_perf {
+	struct binding *b;      /* bindings; list-valued ones make the rows */
+	int nb;
+	char *bytes, *flops;    /* expressions, NULL if absent */
+	char *input_size;       /* template, NULL if absent */
+	int nrows;              /* 0 = no perf workload */
+	int line;               /* of the [perf] header, 0 if absent */
+	int bytes_line, flops_line, input_size_line;
+};
+
+struct task {
+	char *id;               /* "Category/name" */
+	char *name, *category;
+	int difficulty;
+	char *summary, *mirrors;
+	char *verifier;         /* "elementwise" (default) or "distribution" */
+	char *dir;              /* tasks/<Category>/<name> */
+	char *ini_path, *reference_path;
+	struct task_arg *args;
+	int nargs;
+	struct binding *inputs; /* default generators */
+	int ninputs;
+	struct task_case *cases;
+	int ncases;
+	struct tolerance tol;
+	struct task_perf perf;
+	struct binding *verifier_params;
+	int nverifier_params;
+	char **examples;        /* paths of the .cu files in examples/, sorted */
+	int nexamples;
+};
+
+struct catalogue {
+	char *root;
+	struct task **tasks;    /* sorted by category then name */
+	int ntasks;
+};
+
+enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out);
+void task_free(struct task *t);
+
+enum kbx_status catalogue_load(const char *root, struct catalogue *out);
+void catalogue_free(struct catalogue *cat);
+
+/* Find by id "Category/name" or by a name that is unique in the catalogue. NULL if none. */
+const struct task *catalogue_find(const struct catalogue *cat, const char *id_or_name);
+
+const struct task_arg *task_find_arg(const struct task *t, const char *name);
+/* Value of a binding in a list, or NULL. */
+const char *binding_get(const struct binding *b, int nb, const char *key);
+
+/* Where the catalogue lives: $KBX_TASKS, else the build tree's tasks/, else the installed one. */
+const char *task_default_root(void);
+
+#endif

@@ -1,0 +1,379 @@
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define STDERR_KEEP 4096
+
+void worker_request_default(struct worker_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->warmup_ms = 25;
+	r->rep_ms = 100;
+	r->launch_limit_s = 10;
+	r->compile_limit_s = 60;
+}
+
+char *worker_request_to_json(const struct worker_request *r)
+{
+	json_t *o = json_object();
+	char *s;
+
+	json_object_set_new(o, "task", json_string(r->task_id ? r->task_id : ""));
+	json_object_set_new(o, "source", json_string(r->source ? r->source : ""));
+	json_object_set_new(o, "source_name", json_string(r->source_name ? r->source_name : "candidate.cu"));
+	json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+	json_object_set_new(o, "no_perf", json_boolean(r->no_perf));
+	json_object_set_new(o, "device", json_integer(r->device));
+	json_object_set_new(o, "max_perf_rows", json_integer(r->max_perf_rows));
+	json_object_set_new(o, "warmup_ms", json_real(r->warmup_ms));
+	json_object_set_new(o, "rep_ms", json_real(r->rep_ms));
+	json_object_set_new(o, "launch_limit_s", json_real(r->launch_limit_s));
+	json_object_set_new(o, "compile_limit_s", json_real(r->compile_limit_s));
+	if (r->db_path)
+		json_object_set_new(o, "db", json_string(r->db_path));
+	if (r->tasks_root)
+		json_object_set_new(o, "tasks_root", json_string(r->tasks_root));
+	if (r->save_cubin)
+		json_object_set_new(o, "save_cubin", json_string(r->save_cubin));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!s)
+		abort();
+	return s;
+}
+
+static char *get_str(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+static double get_num(json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+enum kbx_status worker_request_from_json(const char *text, struct worker_request *r)
+{
+	json_error_t err;
+	json_t *o = json_loads(text, 0, &err);
+
+	worker_request_default(r);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return kbx_error(KBX_EPARSE, "bad worker request: %s (column %d)", err.text, err.column);
+	}
+	r->task_id = get_str(o, "task");
+	r->source = get_str(o, "source");
+	r->source_name = get_str(o, "source_name");
+	r->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
+	r->no_perf = json_is_true(json_object_get(o, "no_perf"));
+	r->device = (int)get_num(o, "device", 0);
+	r->max_perf_rows = (int)get_num(o, "max_perf_rows", 0);
+	r->warmup_ms = get_num(o, "warmup_ms", r->warmup_ms);
+	r->rep_ms = get_num(o, "rep_ms", r->rep_ms);
+	r->launch_limit_s = get_num(o, "launch_limit_s", r->launch_limit_s);
+	r->compile_limit_s = get_num(o, "compile_limit_s", r->compile_limit_s);
+	r->db_path = get_str(o, "db");
+	r->tasks_root = get_str(o, "tasks_root");
+	r->save_cubin = get_str(o, "save_cubin");
+	json_decref(o);
+	if (!r->task_id || !r->source) {
+		worker_request_free(r);
+		return kbx_error(KBX_EPARSE, "bad worker request: \"task\" and \"source\" are required");
+	}
+	return KBX_OK;
+}
+
+void worker_request_free(struct worker_request *r)
+{
+	free(r->task_id);
+	free(r->source);
+	free(r->source_name);
+	free(r->db_path);
+	free(r->tasks_root);
+	free(r->save_cubin);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ------------------------------------------------------------- parent side ---- */
+
+struct watch {
+	const struct run_events *to;
+	char phase[256];
+	double deadline;        /* 0 = none */
+	double limit;
+	int done;
+};
+
+static void w_phase(void *ctx, const char *what, double limit_s)
+{
+	struct watch *w = ctx;
+
+	snprintf(w->phase, sizeof(w->phase), "%s", what);
+	w->limit = limit_s;
+	w->deadline = limit_s > 0 ? now_seconds() + limit_s : 0;
+	if (w->to->phase)
+		w->to->phase(w->to->ctx, what, limit_s);
+}
+
+static void w_compile(void *ctx, const struct compile_result *c)
+{
+	struct watch *w = ctx;
+
+	if (w->to->compile)
+		w->to->compile(w->to->ctx, c);
+}
+
+static void w_case(void *ctx, const struct case_result *c)
+{
+	struct watch *w = ctx;
+
+	if (w->to->case_done)
+		w->to->case_done(w->to->ctx, c);
+}
+
+static void w_perf(void *ctx, const struct perf_result *p)
+{
+	struct watch *w = ctx;
+
+	if (w->to->perf_row)
+		w->to->perf_row(w->to->ctx, p);
+}
+
+static void w_log(void *ctx, const char *text)
+{
+	struct watch *w = ctx;
+
+	if (w->to->log)
+		w->to->log(w->to->ctx, text);
+}
+
+static void w_done(void *ctx, const struct run_summary *s)
+{
+	struct watch *w = ctx;
+
+	w->done = 1;
+	if (w->to->done)
+		w->to->done(w->to->ctx, s);
+}
+
+static void report_end(struct watch *w, enum verdict v, const char *msg)
+{
+	struct run_summary s;
+
+	memset(&s, 0, sizeof(s));
+	s.verdict = v;
+	s.speedup_golden = s.speedup_ref = -1;
+	s.cand_ms_sum = s.ref_ms_sum = s.golden_ms_sum = -1;
+	s.message = (char *)msg;
+	w->done = 1;
+	if (w->to->done)
+		w->to->done(w->to->ctx, &s);
+}
+
+static void child(const char *exe, const char *dir, int in_fd, int out_fd, int err_fd)
+{
+	struct rlimit no_core = { 0, 0 };
+
+	setpgid(0, 0);
+	dup2(in_fd, 0);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	/* A throw-away working directory: nothing the worker writes lands in the user's tree. */
+	if (!*dir || chdir(dir) != 0)
+		_exit(126);
+	setrlimit(RLIMIT_CORE, &no_core);
+	execl(exe, "kbx", "worker", (char *)NULL);
+	dprintf(2, "cannot execute '%s': %s\n", exe, strerror(errno));
+	_exit(127);
+}
+
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_workdir(const char *dir)
+{
+	if (*dir)
+		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
+			   worker_cancel_fn cancel, void *cancel_ctx)
+{
+	struct watch w = { .to = ev };
+	struct run_events proxy = { &w, w_phase, w_compile, w_case, w_perf, w_log, w_done };
+	int in_p[2], out_p[2], err_p[2], status = 0, open_fds = 2;
+	struct sbuf line = SBUF_INIT, errtail = SBUF_INIT;
+	char self[4096], buf[65536], workdir[] = "/tmp/kbx-worker-XXXXXX";
+	enum kbx_status st = KBX_OK;
+	char *reqtext;
+	pid_t pid;
+	ssize_t n;
+
+	if (!exe) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return kbx_error(KBX_EWORKER, "cannot find the kbx binary: %s", strerror(errno));
+		self[n] = '\0';
+		exe = self;
+	}
+	if (pipe(in_p) || pipe(out_p) || pipe(err_p))
+		return kbx_error(KBX_EWORKER, "cannot create pipes: %s", strerror(errno));
+	if (!mkdtemp(workdir))
+		return kbx_error(KBX_EWORKER, "cannot create a working directory '%s': %s", workdir, strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return kbx_error(KBX_EWORKER, "cannot start a worker: %s", strerror(errno));
+	if (pid == 0) {
+		close(in_p[1]);
+		close(out_p[0]);
+		close(err_p[0]);
+		child(exe, workdir, in_p[0], out_p[1], err_p[1]);
+	}
+	setpgid(pid, pid);
+	close(in_p[0]);
+	close(out_p[1]);
+	close(err_p[1]);
+
+	signal(SIGPIPE, SIG_IGN);
+	reqtext = worker_request_to_json(req);
+	{
+		size_t len = strlen(reqtext), off = 0;
+
+		while (off < len) {
+			n = write(in_p[1], reqtext + off, len - off);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		if (write(in_p[1], "\n", 1) < 0)
+			off = 0;
+	}
+	free(reqtext);
+	close(in_p[1]);
+
+	w.deadline = req->compile_limit_s > 0 ? now_seconds() + req->compile_limit_s + 30 : 0;
+	snprintf(w.phase, sizeof(w.phase), "start");
+	w.limit = req->compile_limit_s + 30;
+	while (open_fds > 0) {
+		struct pollfd pfd[2] = { { out_p[0], POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
+		int timeout = 100, r;
+
+		if (pfd[0].fd < 0)
+			pfd[0].events = 0;
+		if (pfd[1].fd < 0)
+			pfd[1].events = 0;
+		r = poll(pfd, 2, timeout);
+		if (r < 0 && errno != EINTR) {
+			st = kbx_error(KBX_EWORKER, "poll: %s", strerror(errno));
+			kill_group(pid);
+			break;
+		}
+		if (cancel && cancel(cancel_ctx)) {
+			kill_group(pid);
+			st = kbx_error(KBX_ECANCEL, "cancelled");
+			break;
+		}
+		if (w.deadline > 0 && now_seconds() > w.deadline) {
+			char msg[512];
+
+			kill_group(pid);
+			snprintf(msg, sizeof(msg), "'%s' ran past its %.0f s limit; the worker was killed", w.phase, w.limit);
+			report_end(&w, V_TIMEOUT, msg);
+			break;
+		}
+		if (pfd[1].revents & (POLLIN | POLLHUP)) {
+			n = read(err_p[0], buf, sizeof(buf));
+			if (n <= 0) {
+				close(err_p[0]);
+				err_p[0] = -1;
+				open_fds--;
+			} else {
+				sbuf_add(&errtail, buf, (size_t)n);
+				if (errtail.len > STDERR_KEEP) {
+					memmove(errtail.buf, errtail.buf + errtail.len - STDERR_KEEP, STDERR_KEEP);
+					errtail.len = STDERR_KEEP;
+					errtail.buf[errtail.len] = '\0';
+				}
+			}
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			n = read(out_p[0], buf, sizeof(buf));
+			if (n <= 0) {
+				close(out_p[0]);
+				out_p[0] = -1;
+				open_fds--;
+				continue;
+			}
+			sbuf_add(&line, buf, (size_t)n);
+			for (;;) {
+				char *nl = line.len ? memchr(line.buf, '\n', line.len) : NULL;
+				size_t used;
+
+				if (!nl)
+					break;
+				*nl = '\0';
+				if (line.buf[0] && events_json_dispatch(line.buf, &proxy) != KBX_OK && ev->log)
+					ev->log(ev->ctx, kbx_last_error());
+				used = (size_t)(nl - line.buf) + 1;
+				memmove(line.buf, line.buf + used, line.len - used);
+				line.len -= used;
+				line.buf[line.len] = '\0';
+			}
+		}
+	}
+	if (out_p[0] >= 0)
+		close(out_p[0]);
+	if (err_p[0] >= 0)
+		close(err_p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL); /* anything the worker left behind in its group */
+	remove_workdir(workdir);
+	if (!st && !w.done) {
+		char msg[STDERR_KEEP + 512];
+		const char *tail = errtail.len ? str_trim(errtail.buf) : "";
+
+		if (WIFSIGNALED(status))
+			snprintf(msg, sizeof(msg), "the worker died of signal %d (%s) during '%s'%s%s", WTERMSIG(status),
+				 strsignal(WTERMSIG(status)), w.phase, *tail ? ": " : "", tail);
+		else
+			snprintf(msg, sizeof(msg), "the worker exited with status %d during '%s'%s%s", WEXITSTATUS(status),
+				 w.phase, *tail ? ": " : "", tail);
+		report_end(&w, V_RUNTIME_ERROR, msg);
+	}
+	sbuf_release(&line);
+	sbuf_release(&errtail);
+	return st;
+}

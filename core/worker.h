@@ -1,0 +1,51 @@
+/*
+ * worker.h - run a candidate in a separate process (`kbx worker`) and watch it.
+ *
+ * The parent (CLI, TUI) never touches the GPU. worker_run forks and executes `kbx worker` in
+ * its own process group and in a fresh temporary working directory, sends the request as one
+ * JSON line on its stdin, and reads events (events.h) from its stdout, forwarding them to `ev`.
+ * Every phase event sets a deadline; when it passes, the parent kills the worker's process group
+ * and reports verdict timeout naming the phase. A worker that dies without a done event (a
+ * sticky CUDA error, a crash) is reported as runtime_error with how it ended and the tail of its
+ * stderr. Each run gets a fresh worker.
+ *
+ * The worker side (cli/cmd_worker.c) reads the request with worker_request_from_json and calls
+ * engine_run with events_json_writer(stdout).
+ */
+#ifndef KBX_WORKER_H
+#define KBX_WORKER_H
+
+#include "events.h"
+#include "status.h"
+
+struct worker_request {
+	char *task_id;
+	char *source;
+	char *source_name;
+	unsigned long long seed;
+	int no_perf;
+	int device;
+	int max_perf_rows;
+	double warmup_ms, rep_ms;
+	double launch_limit_s;        /* per launch, default 10 */
+	double compile_limit_s;       /* default 60 */
+	char *db_path;                /* compile cache; NULL = none */
+	char *tasks_root;
+	char *save_cubin;             /* absolute path, or NULL */
+};
+
+void worker_request_default(struct worker_request *r);
+char *worker_request_to_json(const struct worker_request *r);
+enum kbx_status worker_request_from_json(const char *text, struct worker_request *r);
+void worker_request_free(struct worker_request *r);
+
+/* Return nonzero to cancel a run in progress (polled about every 100 ms). */
+typedef int (*worker_cancel_fn)(void *ctx);
+
+/* Run the request in a fresh worker. KBX_OK when a verdict was reported through ev->done
+ * (including timeout and crashes); KBX_ECANCEL when cancelled; other errors when the worker
+ * could not be started. `exe` is the kbx binary (NULL = /proc/self/exe). */
+enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
+			   worker_cancel_fn cancel, void *cancel_ctx);
+
+#endif

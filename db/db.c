@@ -1,0 +1,627 @@
+/*
+ * db.c - opening the history, its schema and migrations, writing runs, the compile cache.
+ */
+#include "db.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "../core/util.h"
+
+/* The compile cache keeps this many entries; the oldest go first. */
+#define DB_CACHE_MAX 2000
+#define DB_BUSY_TIMEOUT_MS 5000
+
+struct db {
+	sqlite3 *sq;
+	char *path;
+};
+
+/*
+ * Migration i (1-based) brings user_version i-1 to i. Never edit one that has shipped: add the
+ * next. Each runs in its own transaction together with the user_version bump.
+ *
+ * Doubles that are "not available" are NULL; verdicts are stored by name (core/result.h) so that
+ * reordering the enum never changes what old rows mean.
+ */
+static const char *const migrations[] = {
+	/* 1: the initial schema */
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  task_id TEXT NOT NULL,"
+	"  category TEXT NOT NULL,"
+	"  gpu TEXT,"
+	"  driver_version INTEGER,"
+	"  source TEXT,"
+	"  source_hash TEXT,"
+	"  source_path TEXT,"
+	"  compile_options TEXT,"
+	"  verdict TEXT NOT NULL,"
+	"  warnings TEXT,"
+	"  message TEXT,"
+	"  seed INTEGER,"
+	"  speedup_golden REAL,"
+	"  speedup_ref REAL,"
+	"  cand_ms REAL,"
+	"  ref_ms REAL,"
+	"  created_at REAL NOT NULL,"
+	"  summary_json TEXT"
+	");"
+	/* history per category and per task, newest first or over time */
+	"CREATE INDEX runs_category_time ON runs(category, created_at);"
+	"CREATE INDEX runs_task_time ON runs(task_id, created_at);"
+	"CREATE INDEX runs_time ON runs(created_at);"
+	/* earlier attempts with the same source */
+	"CREATE INDEX runs_source_hash ON runs(source_hash);"
+	"CREATE TABLE case_results ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  verdict TEXT NOT NULL,"
+	"  max_abs REAL,"
+	"  max_rel REAL,"
+	"  max_ulp REAL,"
+	"  mismatches INTEGER,"
+	"  detail_json TEXT,"
+	"  PRIMARY KEY (run_id, idx)"
+	");"
+	"CREATE TABLE perf_rows ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  \"row\" INTEGER NOT NULL,"
+	"  input_size TEXT,"
+	"  cand_ms REAL,"
+	"  cand_p20 REAL,"
+	"  cand_p80 REAL,"
+	"  cand_min REAL,"
+	"  cand_n INTEGER,"
+	"  ref_ms REAL,"
+	"  golden_ms REAL,"
+	"  gbps REAL,"
+	"  tflops REAL,"
+	"  PRIMARY KEY (run_id, \"row\")"
+	");"
+	"CREATE TABLE compile_cache ("
+	"  key TEXT PRIMARY KEY NOT NULL,"
+	"  arch TEXT,"
+	"  options TEXT,"
+	"  image BLOB NOT NULL,"
+	"  log TEXT,"
+	"  created_at REAL NOT NULL"
+	");"
+	"CREATE INDEX compile_cache_time ON compile_cache(created_at);",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+enum kbx_status db_error(struct db *db, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return kbx_error(KBX_EDB, "cannot %s in history '%s': %s", what, db->path,
+			 sqlite3_errmsg(db->sq));
+}
+
+struct sqlite3 *db_sqlite(struct db *db)
+{
+	return db->sq;
+}
+
+double db_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *db_default_path(void)
+{
+	static char path[PATH_MAX + 64];
+	const char *env, *home;
+
+	env = getenv("KBX_DB");
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s", env);
+		return path;
+	}
+	/* The XDG spec says to ignore a relative $XDG_DATA_HOME. */
+	env = getenv("XDG_DATA_HOME");
+	if (env && env[0] == '/') {
+		snprintf(path, sizeof(path), "%s/kbx/history.db", env);
+		return path;
+	}
+	home = getenv("HOME");
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir ? pw->pw_dir : ".";
+	}
+	snprintf(path, sizeof(path), "%s/.local/share/kbx/history.db", home);
+	return path;
+}
+
+/* mkdir -p of the folders above `path`, each new one private to the user: the history holds
+ * everyone's candidate sources. */
+static enum kbx_status make_parents(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	enum kbx_status st = KBX_OK;
+
+	if (!slash || slash == dir) {
+		free(dir);
+		return KBX_OK;
+	}
+	*slash = '\0';
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			st = kbx_error(KBX_EIO, "cannot create folder '%s' for history '%s': %s", dir, path,
+				       strerror(errno));
+			break;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	if (st == KBX_OK) {
+		struct stat sb;
+
+		if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			st = kbx_error(KBX_EIO, "cannot create history '%s': '%s' is not a folder", path, dir);
+	}
+	free(dir);
+	return st;
+}
+
+static enum kbx_status exec_sql(struct db *db, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->sq, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		enum kbx_status st = kbx_error(KBX_EDB, "cannot %s in history '%s': %s", what, db->path,
+					       msg ? msg : sqlite3_errmsg(db->sq));
+
+		sqlite3_free(msg);
+		return st;
+	}
+	return KBX_OK;
+}
+
+static void rollback(struct db *db)
+{
+	/* Keeps the caller's message: the failure that led here is the one worth reporting. */
+	if (!sqlite3_get_autocommit(db->sq))
+		sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int read_user_version(struct db *db, int *version)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sq, "PRAGMA user_version", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*version = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_schema_version(struct db *db)
+{
+	int v = -1;
+
+	if (!db || read_user_version(db, &v) != SQLITE_OK)
+		return -1;
+	return v;
+}
+
+static enum kbx_status migrate(struct db *db)
+{
+	int version;
+
+	if (read_user_version(db, &version) != SQLITE_OK)
+		return db_error(db, "read the schema version");
+	if (version > DB_SCHEMA_VERSION)
+		return kbx_error(KBX_EDB, "history '%s' has schema version %d, newer than this kbx knows (%d): "
+				 "upgrade kbx or use another file with --db", db->path, version, DB_SCHEMA_VERSION);
+	for (int i = version + 1; i <= DB_SCHEMA_VERSION; i++) {
+		char bump[64];
+		enum kbx_status st;
+
+		st = exec_sql(db, "BEGIN IMMEDIATE", "start a migration");
+		if (st != KBX_OK)
+			return st;
+		/* Another process may have migrated while we waited for the write lock. */
+		if (read_user_version(db, &version) != SQLITE_OK) {
+			st = db_error(db, "read the schema version");
+			rollback(db);
+			return st;
+		}
+		if (version >= i) {
+			rollback(db);
+			continue;
+		}
+		st = exec_sql(db, migrations[i - 1], "migrate the schema");
+		if (st == KBX_OK) {
+			snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", i);
+			st = exec_sql(db, bump, "migrate the schema");
+		}
+		if (st == KBX_OK)
+			st = exec_sql(db, "COMMIT", "migrate the schema");
+		if (st != KBX_OK) {
+			rollback(db);
+			return kbx_wrap(st, "schema migration %d failed", i);
+		}
+	}
+	return KBX_OK;
+}
+
+enum kbx_status db_open(const char *path, struct db **out)
+{
+	struct db *db;
+	enum kbx_status st;
+	int rc;
+
+	*out = NULL;
+	if (!path)
+		path = db_default_path();
+	/* ":memory:" and "" (a private temporary database) have no folder to create. */
+	if (path[0] && path[0] != ':') {
+		st = make_parents(path);
+		if (st != KBX_OK)
+			return st;
+	}
+	db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	rc = sqlite3_open_v2(path, &db->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		st = kbx_error(KBX_EDB, "cannot open history '%s': %s", path,
+			       db->sq ? sqlite3_errmsg(db->sq) : sqlite3_errstr(rc));
+		db_close(db);
+		return st;
+	}
+	sqlite3_extended_result_codes(db->sq, 1);
+	sqlite3_busy_timeout(db->sq, DB_BUSY_TIMEOUT_MS);
+	/* Opening is lazy: the first read is what finds a file that is not SQLite. */
+	if (sqlite3_exec(db->sq, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+		st = kbx_error(KBX_EDB, "cannot open history '%s': %s", path, sqlite3_errmsg(db->sq));
+		db_close(db);
+		return st;
+	}
+	/* journal_mode answers with the mode it got; an in-memory database stays "memory", which is
+	 * fine. */
+	st = exec_sql(db, "PRAGMA journal_mode=WAL", "enable WAL mode");
+	if (st == KBX_OK)
+		st = exec_sql(db, "PRAGMA synchronous=NORMAL", "set synchronous mode");
+	if (st == KBX_OK)
+		st = exec_sql(db, "PRAGMA foreign_keys=ON", "enable foreign keys");
+	if (st == KBX_OK)
+		st = migrate(db);
+	if (st != KBX_OK) {
+		db_close(db);
+		return st;
+	}
+	*out = db;
+	return KBX_OK;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	if (db->sq)
+		sqlite3_close_v2(db->sq);
+	free(db->path);
+	free(db);
+}
+
+/* --- binding ------------------------------------------------------------------------------- */
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+/* "Not available" (< 0) becomes NULL; so does NaN, which SQLite would store as NULL anyway. */
+static int bind_opt_double(sqlite3_stmt *st, int i, double v)
+{
+	return isnan(v) || v < 0 ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+}
+
+static int bind_opt_int64(sqlite3_stmt *st, int i, long long v)
+{
+	return v < 0 ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
+}
+
+static const char *verdict_text(enum verdict v)
+{
+	return (unsigned)v < V_COUNT ? verdict_name(v) : NULL;
+}
+
+/* Run the bound statement to completion and reset it for the next row. */
+static int step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* --- runs ---------------------------------------------------------------------------------- */
+
+static const char insert_run_sql[] =
+	"INSERT INTO runs (task_id, category, gpu, driver_version, source, source_hash, source_path,"
+	" compile_options, verdict, warnings, message, seed, speedup_golden, speedup_ref, cand_ms,"
+	" ref_ms, created_at, summary_json)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+static const char insert_case_sql[] =
+	"INSERT INTO case_results (run_id, idx, name, verdict, max_abs, max_rel, max_ulp, mismatches,"
+	" detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+static const char insert_perf_sql[] =
+	"INSERT INTO perf_rows (run_id, \"row\", input_size, cand_ms, cand_p20, cand_p80, cand_min,"
+	" cand_n, ref_ms, golden_ms, gbps, tflops)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+static int insert_run_row(struct db *db, const struct db_run *r, sqlite3_int64 *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sq, insert_run_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	bind_text(st, 1, r->task_id);
+	bind_text(st, 2, r->category);
+	bind_text(st, 3, r->gpu);
+	bind_opt_int64(st, 4, r->driver_version > 0 ? r->driver_version : -1);
+	bind_text(st, 5, r->source);
+	bind_text(st, 6, r->source_hash);
+	bind_text(st, 7, r->source_path);
+	bind_text(st, 8, r->compile_options);
+	bind_text(st, 9, verdict_text(r->verdict));
+	bind_text(st, 10, r->warnings);
+	bind_text(st, 11, r->message);
+	/* Stored as the same 64 bits; SQLite integers are signed. */
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)r->seed);
+	bind_opt_double(st, 13, r->speedup_golden);
+	bind_opt_double(st, 14, r->speedup_ref);
+	bind_opt_double(st, 15, r->cand_ms);
+	bind_opt_double(st, 16, r->ref_ms);
+	sqlite3_bind_double(st, 17, r->created_at > 0 ? r->created_at : db_now());
+	bind_text(st, 18, r->summary_json);
+	rc = step_done(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		*id = sqlite3_last_insert_rowid(db->sq);
+	return rc;
+}
+
+static int insert_cases(struct db *db, sqlite3_int64 id, const struct db_case *cases, int n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sq, insert_case_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < n && rc == SQLITE_OK; i++) {
+		const struct db_case *c = &cases[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, i);
+		bind_text(st, 3, c->name);
+		bind_text(st, 4, verdict_text(c->verdict));
+		bind_opt_double(st, 5, c->max_abs);
+		bind_opt_double(st, 6, c->max_rel);
+		bind_opt_double(st, 7, c->max_ulp);
+		bind_opt_int64(st, 8, c->mismatches);
+		bind_text(st, 9, c->detail_json);
+		rc = step_done(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_perf(struct db *db, sqlite3_int64 id, const struct db_perf *perf, int n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sq, insert_perf_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < n && rc == SQLITE_OK; i++) {
+		const struct db_perf *p = &perf[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, p->row);
+		bind_text(st, 3, p->input_size);
+		bind_opt_double(st, 4, p->cand_ms);
+		bind_opt_double(st, 5, p->cand_p20);
+		bind_opt_double(st, 6, p->cand_p80);
+		bind_opt_double(st, 7, p->cand_min);
+		bind_opt_int64(st, 8, p->cand_n);
+		bind_opt_double(st, 9, p->ref_ms);
+		bind_opt_double(st, 10, p->golden_ms);
+		bind_opt_double(st, 11, p->gbps);
+		bind_opt_double(st, 12, p->tflops);
+		rc = step_done(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+enum kbx_status db_run_insert(struct db *db, struct db_run *run)
+{
+	sqlite3_int64 id = 0;
+	enum kbx_status st;
+	const char *what;
+	int rc;
+
+	run->id = 0;
+	if (!run->task_id || !run->category)
+		return kbx_error(KBX_EINVAL, "cannot record a run without a task id and category");
+	if ((run->ncases > 0 && !run->cases) || (run->nperf > 0 && !run->perf) || run->ncases < 0 ||
+	    run->nperf < 0)
+		return kbx_error(KBX_EINVAL, "cannot record run of '%s': bad case or perf row count",
+				 run->task_id);
+	if (!verdict_text(run->verdict))
+		return kbx_error(KBX_EINVAL, "cannot record run of '%s': invalid verdict %d", run->task_id,
+				 (int)run->verdict);
+	for (int i = 0; i < run->ncases; i++)
+		if (!verdict_text(run->cases[i].verdict))
+			return kbx_error(KBX_EINVAL, "cannot record run of '%s': invalid verdict %d in case %d",
+					 run->task_id, (int)run->cases[i].verdict, i);
+
+	st = exec_sql(db, "BEGIN IMMEDIATE", "start writing a run");
+	if (st != KBX_OK)
+		return kbx_wrap(st, "cannot record run of '%s'", run->task_id);
+	what = "insert the run";
+	rc = insert_run_row(db, run, &id);
+	if (rc == SQLITE_OK) {
+		what = "insert its case results";
+		rc = insert_cases(db, id, run->cases, run->ncases);
+	}
+	if (rc == SQLITE_OK) {
+		what = "insert its perf rows";
+		rc = insert_perf(db, id, run->perf, run->nperf);
+	}
+	if (rc == SQLITE_OK) {
+		what = "commit the run";
+		rc = sqlite3_exec(db->sq, "COMMIT", NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		st = kbx_error(KBX_EDB, "cannot record run of '%s' in history '%s': %s: %s", run->task_id,
+			       db->path, what, sqlite3_errmsg(db->sq));
+		rollback(db);
+		return st;
+	}
+	run->id = id;
+	return KBX_OK;
+}
+
+/* --- compile cache ------------------------------------------------------------------------- */
+
+enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_t *size, char **log)
+{
+	sqlite3_stmt *st;
+	enum kbx_status ret;
+	int rc;
+
+	if (image)
+		*image = NULL;
+	if (size)
+		*size = 0;
+	if (log)
+		*log = NULL;
+	if (!key)
+		return kbx_error(KBX_EINVAL, "compile cache lookup without a key");
+	rc = sqlite3_prepare_v2(db->sq, "SELECT image, log FROM compile_cache WHERE key = ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_error(db, "read the compile cache");
+	bind_text(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		const unsigned char *text = sqlite3_column_text(st, 1);
+
+		if (image) {
+			/* One spare byte so that an empty image is still a valid allocation. */
+			*image = xmalloc(n + 1);
+			if (n)
+				memcpy(*image, blob, n);
+		}
+		if (size)
+			*size = n;
+		if (log)
+			*log = xstrdup(text ? (const char *)text : "");
+		ret = KBX_OK;
+	} else if (rc == SQLITE_DONE) {
+		ret = kbx_error(KBX_ENOTFOUND, "no compile cache entry '%s'", key);
+	} else {
+		ret = db_error(db, "read the compile cache");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, const char *options,
+			     const void *image, size_t size, const char *log)
+{
+	sqlite3_stmt *st = NULL;
+	enum kbx_status ret;
+	int rc;
+
+	if (!key || (!image && size))
+		return kbx_error(KBX_EINVAL, "compile cache entry without a key or image");
+	if (size > INT_MAX)
+		return kbx_error(KBX_EINVAL, "compile cache image for '%s' is too large (%zu bytes)", key, size);
+	ret = exec_sql(db, "BEGIN IMMEDIATE", "write the compile cache");
+	if (ret != KBX_OK)
+		return ret;
+	rc = sqlite3_prepare_v2(db->sq,
+				"INSERT OR REPLACE INTO compile_cache (key, arch, options, image, log, created_at)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		bind_text(st, 1, key);
+		bind_text(st, 2, arch);
+		bind_text(st, 3, options);
+		/* A zero-length blob, not NULL, for an empty image. */
+		if (size)
+			sqlite3_bind_blob(st, 4, image, (int)size, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_zeroblob(st, 4, 0);
+		bind_text(st, 5, log);
+		sqlite3_bind_double(st, 6, db_now());
+		rc = step_done(st);
+		sqlite3_finalize(st);
+	}
+	if (rc == SQLITE_OK) {
+		/* Ties in created_at (same clock tick) go by insertion order. */
+		rc = sqlite3_prepare_v2(db->sq,
+					"DELETE FROM compile_cache WHERE key IN (SELECT key FROM compile_cache"
+					" ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?1)", -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int(st, 1, DB_CACHE_MAX);
+			rc = step_done(st);
+			sqlite3_finalize(st);
+		}
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db->sq, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = db_error(db, "write compile cache entry '%s'", key);
+		rollback(db);
+		return ret;
+	}
+	return KBX_OK;
+}

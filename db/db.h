@@ -1,0 +1,140 @@
+/*
+ * db.h - the history: every run, its per-case results and per-row timings, and the compile
+ * cache, in one SQLite file.
+ *
+ * The file is $XDG_DATA_HOME/kbx/history.db (default ~/.local/share/kbx/history.db) unless a
+ * path is given. db_open creates folders as needed, sets WAL mode and a busy timeout, and brings
+ * the schema up to date through numbered migrations inside a transaction (the version lives in
+ * PRAGMA user_version). A run is written in one transaction: after a crash it is there entirely
+ * or not at all. SQLite errors become KBX_EDB with a message naming the operation and SQLite's
+ * own message.
+ */
+#ifndef KBX_DB_H
+#define KBX_DB_H
+
+#include <stddef.h>
+
+#include "../core/result.h"
+#include "../core/status.h"
+
+struct db;
+
+#define DB_SCHEMA_VERSION 1
+
+/* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
+const char *db_default_path(void);
+enum kbx_status db_open(const char *path, struct db **out);
+void db_close(struct db *db);
+int db_schema_version(struct db *db);
+
+/* What a run stores. Strings may be NULL; doubles < 0 mean "not available". */
+struct db_case {
+	const char *name;
+	enum verdict verdict;
+	double max_abs, max_rel, max_ulp;
+	long long mismatches;
+	const char *detail_json;     /* case_result_to_json */
+};
+
+struct db_perf {
+	int row;
+	const char *input_size;
+	double cand_ms, cand_p20, cand_p80, cand_min;
+	int cand_n;
+	double ref_ms, golden_ms;
+	double gbps, tflops;
+};
+
+struct db_run {
+	long long id;                /* set by db_run_insert */
+	const char *task_id, *category;
+	const char *gpu;
+	int driver_version;
+	const char *source, *source_hash, *source_path;
+	const char *compile_options;
+	enum verdict verdict;
+	const char *warnings;        /* comma-separated */
+	const char *message;
+	unsigned long long seed;
+	double speedup_golden, speedup_ref;
+	double cand_ms, ref_ms;
+	double created_at;           /* unix seconds; 0 = now */
+	const char *summary_json;
+	const struct db_case *cases;
+	int ncases;
+	const struct db_perf *perf;
+	int nperf;
+};
+
+enum kbx_status db_run_insert(struct db *db, struct db_run *run);
+
+/* Compile cache, keyed by sha256(source + options + arch). KBX_ENOTFOUND on a miss. */
+enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_t *size, char **log);
+enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, const char *options,
+			     const void *image, size_t size, const char *log);
+
+/* History summaries. */
+struct db_category_stat {
+	char category[64];
+	int attempts, passes;
+	int tasks_tried, tasks_passed;
+	double best_speedup, median_speedup;   /* over passing runs, vs golden else vs reference; < 0 none */
+	double last_at;
+};
+enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, int *n);
+
+struct db_task_stat {
+	char task_id[160];
+	int attempts, passes;
+	enum verdict last_verdict;
+	double last_at;
+	double best_speedup;                    /* < 0 none */
+};
+/* category NULL = all tasks with history. */
+enum kbx_status db_task_stats(struct db *db, const char *category, struct db_task_stat **out, int *n);
+
+/* One row per run, newest first. Filters may be NULL; limit <= 0 = no limit. */
+struct db_run_row {
+	long long id;
+	char task_id[160];
+	char category[64];
+	char gpu[128];
+	enum verdict verdict;
+	char warnings[128];
+	double speedup_golden, speedup_ref, cand_ms;
+	double created_at;
+	char source_hash[65];
+};
+enum kbx_status db_runs_list(struct db *db, const char *category, const char *task_id, int limit,
+			     struct db_run_row **out, int *n);
+
+/* Everything stored for one run (for the attempt diff): caller frees with db_run_detail_free. */
+struct db_run_detail {
+	struct db_run_row row;
+	char *source;
+	char *message;
+	char *summary_json;
+	char **case_names;
+	char **case_json;
+	enum verdict *case_verdicts;
+	int ncases;
+	struct db_perf *perf;
+	char **perf_input_size;
+	int nperf;
+};
+enum kbx_status db_run_get(struct db *db, long long id, struct db_run_detail *out);
+void db_run_detail_free(struct db_run_detail *d);
+
+/* Pass rate of a category per time bucket (oldest first), for the sparkline: n buckets over
+ * the span of its history. rates[i] < 0 when a bucket has no runs. */
+enum kbx_status db_category_series(struct db *db, const char *category, int nbuckets, double *rates);
+
+/* For db/'s own files (history.c, recorder.c), not for callers outside db/: the SQLite
+ * connection; a KBX_EDB error "cannot <what> in history 'path': <sqlite message>"; wall-clock
+ * unix seconds as stored in created_at. */
+struct sqlite3;
+struct sqlite3 *db_sqlite(struct db *db);
+enum kbx_status db_error(struct db *db, const char *fmt, ...) KBX_PRINTF(2, 3);
+double db_now(void);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * recorder.h - the history writer: a struct run_events that turns one run's events into one
+ * row of the history.
+ *
+ * It keeps the compile result's options, every case result and perf row as they arrive, and on
+ * done() writes the whole run (task, category, GPU and driver from the summary, the source and
+ * its sha256, verdict, warnings, speedups, per-case JSON details, per-row timings) in one
+ * transaction. Use it alongside the other listeners through events_tee:
+ *
+ *     struct recorder *rec = recorder_new(db, task->id, task->category, src, path, seed);
+ *     struct run_events rev = recorder_events(rec);
+ *     ... run the engine with rev (or a tee including it) ...
+ *     if (recorder_status(rec) != KBX_OK)
+ *             warn("%s", recorder_error(rec));
+ *     recorder_free(rec);
+ *
+ * A run without a done() event is not written. A second done() is ignored.
+ */
+#ifndef KBX_RECORDER_H
+#define KBX_RECORDER_H
+
+#include "../core/events.h"
+#include "db.h"
+
+struct recorder;
+
+/* Strings are copied; db must outlive the recorder. source and source_path may be NULL. */
+struct recorder *recorder_new(struct db *db, const char *task_id, const char *category,
+			      const char *source, const char *source_path, unsigned long long seed);
+/* The events to feed; ctx is r. */
+struct run_events recorder_events(struct recorder *r);
+/* The run's id once done() wrote it; 0 before, or if writing failed. */
+long long recorder_run_id(const struct recorder *r);
+/* The error of writing the run; KBX_OK when it was written or nothing was tried yet. */
+enum kbx_status recorder_status(const struct recorder *r);
+/* The message of that error ("" when none). */
+const char *recorder_error(const struct recorder *r);
+void recorder_free(struct recorder *r);
+
+#endif

@@ -1,0 +1,616 @@
+/* Tests for core/compare.c: the element rules, the metrics, the worst list and the tile map. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/compare.h"
+
+static const struct tolerance default_tol = { -1, -1, 0, -1, -1, -1 };
+
+static struct cmp_result *cmp_f32(const float *c, const float *r, const long long *shape, int ndim,
+				  const struct tolerance *tol)
+{
+	static struct cmp_result res;
+
+	compare_buffers(DT_F32, c, r, shape, ndim, tol, &res);
+	return &res;
+}
+
+static void test_tolerance_defaults(void **state)
+{
+	struct tolerance t = { 1e-3, -1, 0, -1, -1, -1 };
+	double rtol, atol;
+
+	(void)state;
+	compare_tolerance(NULL, DT_F32, &rtol, &atol);
+	assert_true(rtol == 1e-5 && atol == 1e-5);
+	compare_tolerance(&default_tol, DT_F64, &rtol, &atol);
+	assert_true(rtol == 1e-5 && atol == 1e-5);
+	compare_tolerance(&default_tol, DT_C64, &rtol, &atol);
+	assert_true(rtol == 1e-5 && atol == 1e-5);
+	compare_tolerance(&default_tol, DT_F16, &rtol, &atol);
+	assert_true(rtol == 5e-3 && atol == 5e-3);
+	compare_tolerance(&default_tol, DT_BF16, &rtol, &atol);
+	assert_true(rtol == 5e-3 && atol == 5e-3);
+	/* a task value replaces the default, per key */
+	compare_tolerance(&t, DT_F16, &rtol, &atol);
+	assert_true(rtol == 1e-3 && atol == 5e-3);
+	t.atol = 0;
+	compare_tolerance(&t, DT_F32, &rtol, &atol);
+	assert_true(rtol == 1e-3 && atol == 0);
+	/* integers are exact whatever the task says */
+	compare_tolerance(&t, DT_I32, &rtol, &atol);
+	assert_true(rtol == 0 && atol == 0);
+	compare_tolerance(&default_tol, DT_BOOL, &rtol, &atol);
+	assert_true(rtol == 0 && atol == 0);
+}
+
+static void test_f32_boundary(void **state)
+{
+	/* default tolerance: |c - r| <= 1e-5 + 1e-5 * |r| */
+	float r[4] = { 0.0f, 0.0f, 1000.0f, 1000.0f };
+	float c[4] = { 9e-6f, -9e-6f, 1000.0090f, 999.9910f };   /* tol at 1000 is ~1.001e-2 */
+	long long shape[1] = { 4 };
+	struct cmp_result *res;
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->mismatches, 0);
+	assert_true(res->pass);
+	assert_int_equal(res->n, 4);
+	assert_true(res->rtol == 1e-5 && res->atol == 1e-5);
+
+	c[0] = 1.1e-5f;         /* just past atol */
+	c[3] = 999.9895f;       /* |err| 1.05e-2 > 1.001e-2 */
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->mismatches, 2);
+	assert_false(res->pass);
+	assert_int_equal(res->nan_mismatches, 0);
+	assert_int_equal(res->inf_mismatches, 0);
+	assert_true(fabs(res->max_abs - (1000.0 - (double)999.9895f)) < 1e-9);
+	/* rel error against a zero reference is infinite */
+	assert_true(isinf(res->max_rel));
+	/* worst first: element 0 scores 1.1e-5/1e-5 = 1.1, element 3 about 1.049 */
+	assert_int_equal(res->nworst, 4);
+	assert_int_equal(res->worst[0].coord[0], 0);
+	assert_int_equal(res->worst[1].coord[0], 3);
+	assert_true(res->worst[0].score > res->worst[1].score);
+	assert_true(res->worst[1].score > 1 && res->worst[2].score <= 1);
+
+	/* a task tolerance is applied as given */
+	{
+		struct tolerance t = { 0, 2e-5, 0, -1, -1, -1 };
+		res = cmp_f32(c, r, shape, 1, &t);
+		assert_int_equal(res->mismatches, 2);  /* 1000 +- 1e-2 now far outside */
+		c[2] = 1000.0f, c[3] = 1000.0f;
+		res = cmp_f32(c, r, shape, 1, &t);
+		assert_int_equal(res->mismatches, 0);
+		assert_true(res->atol == 2e-5 && res->rtol == 0);
+	}
+}
+
+static void test_nan(void **state)
+{
+	float r[3] = { NAN, 1.0f, NAN };
+	float c[3] = { NAN, 1.0f, -NAN };
+	long long shape[1] = { 3 };
+	struct cmp_result *res;
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_true(res->pass);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->nworst, 0);
+
+	c[1] = NAN;             /* NaN where the reference has a number */
+	c[2] = 5.0f;            /* a number where the reference has NaN */
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_false(res->pass);
+	assert_int_equal(res->mismatches, 2);
+	assert_int_equal(res->nan_mismatches, 2);
+	assert_int_equal(res->nworst, 2);
+	assert_true(isinf(res->worst[0].score));
+	assert_int_equal(res->worst[0].coord[0], 1);   /* ties keep index order */
+	assert_int_equal(res->worst[1].coord[0], 2);
+	assert_true(isnan(res->worst[0].cand));
+	assert_true(res->worst[0].ref == 1.0);
+	/* NaN pairs are left out of the maxima and the metrics */
+	assert_true(res->max_abs == 0);
+	assert_true(res->rmse == 0);
+}
+
+static void test_inf(void **state)
+{
+	float r[4] = { INFINITY, -INFINITY, INFINITY, 2.0f };
+	float c[4] = { INFINITY, -INFINITY, INFINITY, 2.0f };
+	long long shape[1] = { 4 };
+	struct cmp_result *res;
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_true(res->pass);
+	assert_int_equal(res->inf_mismatches, 0);
+
+	c[0] = -INFINITY;       /* +inf vs -inf */
+	c[2] = 3.4e38f;         /* finite vs inf */
+	c[3] = INFINITY;        /* inf vs finite */
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_false(res->pass);
+	assert_int_equal(res->inf_mismatches, 3);
+	assert_int_equal(res->nan_mismatches, 0);
+	assert_int_equal(res->mismatches, 3);
+	assert_true(isinf(res->worst[0].ulp));
+	assert_true(isinf(res->worst[0].score));
+	assert_int_equal(res->worst[0].coord[0], 0);
+	assert_true(res->max_abs == 0);
+}
+
+static uint16_t f16_bits(float f)
+{
+	return f32_to_f16(f);
+}
+
+static void test_f16_bf16_default(void **state)
+{
+	/* f16 near 1 has a spacing of 2^-10; the default tolerance at 1 is 5e-3 + 5e-3 = 1e-2 */
+	uint16_t r[2] = { f16_bits(1.0f), f16_bits(-2.0f) };
+	uint16_t c[2] = { (uint16_t)(f16_bits(1.0f) + 10), f16_bits(-2.0f) };  /* 9.77e-3 */
+	uint16_t br[1] = { 0x3F80 }, bc[1] = { 0x3F81 };                      /* 1 and 1 + 2^-7 */
+	long long shape[1] = { 2 }, one[1] = { 1 };
+	struct cmp_result res;
+
+	(void)state;
+	compare_buffers(DT_F16, c, r, shape, 1, &default_tol, &res);
+	assert_true(res.pass);
+	assert_true(res.rtol == 5e-3 && res.atol == 5e-3);
+	assert_true(res.max_ulp == 10);
+	c[0] = (uint16_t)(f16_bits(1.0f) + 11);  /* 1.07e-2 > 1e-2 */
+	c[1] = f16_bits(-2.03f);
+	compare_buffers(DT_F16, c, r, shape, 1, &default_tol, &res);
+	assert_false(res.pass);
+	assert_int_equal(res.mismatches, 2);
+	assert_true(res.max_ulp == 15);         /* -2.03 is 15.4 steps of 2^-9 from -2 */
+	/* scores: 2.93e-2 / 1.5e-2 for element 1, 1.07e-2 / 1e-2 for element 0 */
+	assert_int_equal(res.worst[0].coord[0], 1);
+	assert_true(res.worst[0].cand == (double)f16_to_f32(c[1]));
+	assert_int_equal(res.worst[1].coord[0], 0);
+
+	compare_buffers(DT_BF16, bc, br, one, 1, &default_tol, &res);
+	assert_true(res.pass);                  /* 7.8e-3 <= 1e-2 */
+	assert_true(res.max_ulp == 1);
+	bc[0] = 0x3F82;                         /* 1.56e-2 */
+	compare_buffers(DT_BF16, bc, br, one, 1, &default_tol, &res);
+	assert_false(res.pass);
+	assert_true(fabs(res.max_abs - 2.0 / 128) < 1e-12);
+	assert_true(res.max_ulp == 2);
+}
+
+static void test_ints_exact(void **state)
+{
+	int32_t r[4] = { 1, 2, 3, -7 }, c[4] = { 1, 2, 4, -7 };
+	int64_t r64[2] = { (1LL << 60), 5 }, c64v[2] = { (1LL << 60) + 1, 5 };
+	uint8_t rb[3] = { 1, 0, 1 }, cb[3] = { 1, 0, 0xA5 };
+	int8_t r8[2] = { -128, 127 }, c8[2] = { 127, 127 };
+	struct tolerance loose = { 1, 10, 0, -1, -1, -1 };
+	long long s4[1] = { 4 }, s2[1] = { 2 }, s3[1] = { 3 };
+	struct cmp_result res;
+
+	(void)state;
+	compare_buffers(DT_I32, c, r, s4, 1, &loose, &res);
+	assert_false(res.pass);
+	assert_int_equal(res.mismatches, 1);
+	assert_true(res.max_abs == 1);
+	assert_true(fabs(res.max_rel - 1.0 / 3) < 1e-15);
+	assert_true(isinf(res.worst[0].score));
+	assert_int_equal(res.worst[0].coord[0], 2);
+	assert_true(res.worst[0].cand == 4 && res.worst[0].ref == 3);
+	assert_true(res.rtol == 0 && res.atol == 0);
+	assert_true(res.max_ulp == 0);
+
+	/* beyond 2^53 a double cannot tell these apart; the raw comparison can */
+	compare_buffers(DT_I64, c64v, r64, s2, 1, &default_tol, &res);
+	assert_int_equal(res.mismatches, 1);
+	assert_false(res.pass);
+
+	/* an unwritten bool byte (poison) is not "true" */
+	compare_buffers(DT_BOOL, cb, rb, s3, 1, &default_tol, &res);
+	assert_int_equal(res.mismatches, 1);
+	assert_int_equal(res.worst[0].coord[0], 2);
+
+	compare_buffers(DT_I8, c8, r8, s2, 1, &default_tol, &res);
+	assert_int_equal(res.mismatches, 1);
+	assert_true(res.max_abs == 255);
+	compare_buffers(DT_I8, r8, r8, s2, 1, &default_tol, &res);
+	assert_true(res.pass);
+	assert_true(res.cosine > 0.999999);
+	assert_int_equal(res.nworst, 0);
+}
+
+static void test_c64(void **state)
+{
+	float r[6] = { 1, 2, 3, 4, 5, 6 };
+	float c[6] = { 1, 2, 3, 4.1f, NAN, 6 };
+	long long shape[1] = { 3 };
+	struct cmp_result res;
+
+	(void)state;
+	compare_buffers(DT_C64, c, r, shape, 1, &default_tol, &res);
+	assert_int_equal(res.n, 6);
+	assert_int_equal(res.mismatches, 2);
+	assert_int_equal(res.nan_mismatches, 1);
+	assert_int_equal(res.nworst, 2);
+	/* the NaN first: element 2, real part */
+	assert_int_equal(res.worst[0].coord[0], 2);
+	assert_int_equal(res.worst[0].component, 0);
+	assert_int_equal(res.worst[1].coord[0], 1);
+	assert_int_equal(res.worst[1].component, 1);
+	assert_true(fabs(res.max_abs - ((double)4.1f - 4)) < 1e-12);
+	assert_true(res.max_ulp > 0);
+	assert_int_equal(res.tile_rows, 1);
+	assert_int_equal(res.tile_cols, 3);
+	assert_true(isinf(res.tiles[2]));
+	assert_true(res.tiles[1] > 1 && isfinite(res.tiles[1]));
+	assert_true(res.tiles[0] == 0);
+}
+
+static void test_metrics_and_metric_mode(void **state)
+{
+	float r[2] = { 1, 0 }, c[2] = { 1, 1 };
+	float z[2] = { 0, 0 };
+	long long shape[1] = { 2 };
+	struct tolerance t = { -1, -1, 1, 0.7, -1, -1 };
+	struct cmp_result *res;
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_true(fabs(res->cosine - 1 / sqrt(2)) < 1e-15);
+	assert_true(fabs(res->l1_relative - 1) < 1e-15);
+	assert_true(fabs(res->rmse - sqrt(0.5)) < 1e-15);
+	assert_false(res->pass);
+
+	/* metric mode: the elementwise mismatch no longer decides */
+	res = cmp_f32(c, r, shape, 1, &t);
+	assert_int_equal(res->mismatches, 1);
+	assert_true(res->pass);                 /* 0.707 >= 0.7 */
+	t.cosine_sim = 0.71;
+	res = cmp_f32(c, r, shape, 1, &t);
+	assert_false(res->pass);
+	t.cosine_sim = -1;
+	t.l1_relative = 1.0;
+	assert_true(cmp_f32(c, r, shape, 1, &t)->pass);
+	t.l1_relative = 0.99;
+	assert_false(cmp_f32(c, r, shape, 1, &t)->pass);
+	t.l1_relative = -1;
+	t.rmse = 0.71;
+	assert_true(cmp_f32(c, r, shape, 1, &t)->pass);
+	t.rmse = 0.70;
+	assert_false(cmp_f32(c, r, shape, 1, &t)->pass);
+
+	/* a NaN mismatch fails metric mode even when the metrics hold */
+	{
+		float r3[3] = { 1, 2, 3 }, c3[3] = { 1, 2, NAN };
+		long long s3[1] = { 3 };
+		struct tolerance m = { -1, -1, 1, 0.5, -1, -1 };
+
+		res = cmp_f32(c3, r3, s3, 1, &m);
+		assert_true(fabs(res->cosine - 1) < 1e-15);  /* over the finite pairs */
+		assert_false(res->pass);
+		c3[2] = 3;
+		assert_true(cmp_f32(c3, r3, s3, 1, &m)->pass);
+	}
+
+	/* zero vectors */
+	res = cmp_f32(z, z, shape, 1, &default_tol);
+	assert_true(res->cosine == 1);
+	assert_true(res->l1_relative == 0);
+	assert_true(res->pass);
+	res = cmp_f32(c, z, shape, 1, &default_tol);
+	assert_true(res->cosine == 0);
+	assert_true(isinf(res->l1_relative));
+	res = cmp_f32(z, c, shape, 1, &default_tol);
+	assert_true(res->cosine == 0);
+	assert_true(res->l1_relative == 1);
+}
+
+static void test_worst_3d(void **state)
+{
+	enum { B = 2, M = 3, N = 4 };
+	float r[B * M * N], c[B * M * N];
+	long long shape[3] = { B, M, N };
+	struct cmp_result *res;
+
+	(void)state;
+	for (int i = 0; i < B * M * N; i++)
+		r[i] = c[i] = (float)i;
+	c[1 * 12 + 2 * 4 + 3] += 1.0f;          /* [1,2,3] */
+	c[0 * 12 + 1 * 4 + 0] += 0.5f;          /* [0,1,0] */
+	c[1 * 12 + 0 * 4 + 2] += 2.0f;          /* [1,0,2] */
+	c[0 * 12 + 2 * 4 + 1] = INFINITY;       /* [0,2,1] */
+	res = cmp_f32(c, r, shape, 3, &default_tol);
+	assert_int_equal(res->mismatches, 4);
+	assert_int_equal(res->inf_mismatches, 1);
+	assert_int_equal(res->nworst, 4);
+	{
+		long long want[4][3] = { { 0, 2, 1 }, { 1, 0, 2 }, { 0, 1, 0 }, { 1, 2, 3 } };
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(res->worst[i].ndim, 3);
+			for (int d = 0; d < 3; d++)
+				assert_int_equal(res->worst[i].coord[d], want[i][d]);
+		}
+	}
+	assert_true(fabs(res->worst[1].abs_err - 2) < 1e-6);
+	assert_true(res->worst[1].ref == 14 && res->worst[1].cand == 16);
+	assert_true(fabs(res->worst[1].rel_err - 2.0 / 14) < 1e-6);
+	assert_true(res->worst[2].score > res->worst[3].score);
+	assert_true(res->max_abs == 2);
+}
+
+/* More wrong elements than the list holds: it keeps the CMP_WORST largest, in order. */
+static void test_worst_truncated(void **state)
+{
+	enum { N = 1000 };
+	static float r[N], c[N];
+	long long shape[1] = { N };
+	struct cmp_result *res;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		r[i] = 1;
+		/* errors rise then fall: the largest are in the middle, around 600 */
+		c[i] = 1 + 1e-3f * (float)(i < 600 ? i : 1200 - i);
+	}
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->nworst, CMP_WORST);
+	assert_int_equal(res->worst[0].coord[0], 600);
+	for (int i = 1; i < CMP_WORST; i++)
+		assert_true(res->worst[i - 1].score >= res->worst[i].score);
+	/* 600, then 599 and 601 (equal error, index order), 598, 602, ... */
+	assert_int_equal(res->worst[1].coord[0], 599);
+	assert_int_equal(res->worst[2].coord[0], 601);
+	assert_true(res->worst[CMP_WORST - 1].abs_err > 0.59 - 1e-4);
+}
+
+static void test_tiles(void **state)
+{
+	enum { H = 64, W = 100 };
+	static float r[H * W], c[H * W];
+	long long shape[2] = { H, W };
+	struct cmp_result *res;
+
+	(void)state;
+	for (int i = 0; i < H * W; i++)
+		r[i] = c[i] = 0.25f;
+	/* a kernel that gets the tail columns of every row wrong */
+	for (int y = 0; y < H; y++)
+		for (int x = 96; x < W; x++)
+			c[y * W + x] = 0.5f;
+	res = cmp_f32(c, r, shape, 2, &default_tol);
+	assert_int_equal(res->mismatches, H * 4);
+	assert_int_equal(res->tile_h, 2);
+	assert_int_equal(res->tile_w, 4);
+	assert_int_equal(res->tile_rows, 32);
+	assert_int_equal(res->tile_cols, 25);
+	for (int ty = 0; ty < res->tile_rows; ty++)
+		for (int tx = 0; tx < res->tile_cols; tx++) {
+			float v = res->tiles[ty * res->tile_cols + tx];
+			if (tx == 24)
+				assert_true(v > 1000);
+			else
+				assert_true(v == 0);
+		}
+
+	/* a 3-D output: the tile map is over the last two dims, max over the batch */
+	{
+		static float r3[3 * 5 * 70], c3[3 * 5 * 70];
+		long long s3[3] = { 3, 5, 70 };
+
+		for (int i = 0; i < 3 * 5 * 70; i++)
+			r3[i] = c3[i] = 1;
+		c3[2 * 350 + 4 * 70 + 69] = 1.5f;       /* [2,4,69] */
+		res = cmp_f32(c3, r3, s3, 3, &default_tol);
+		assert_int_equal(res->tile_rows, 5);
+		assert_int_equal(res->tile_h, 1);
+		assert_int_equal(res->tile_w, 3);
+		assert_int_equal(res->tile_cols, 24);
+		for (int i = 0; i < res->tile_rows * res->tile_cols; i++)
+			assert_true((i == 4 * 24 + 23) ? res->tiles[i] > 1 : res->tiles[i] == 0);
+		assert_int_equal(res->worst[0].coord[0], 2);
+		assert_int_equal(res->worst[0].coord[1], 4);
+		assert_int_equal(res->worst[0].coord[2], 69);
+	}
+
+	/* 1-D: one row of tiles */
+	{
+		static float r1[1000], c1[1000];
+		long long s1[1] = { 1000 };
+
+		for (int i = 0; i < 1000; i++)
+			r1[i] = c1[i] = 3;
+		c1[999] = 4;
+		res = cmp_f32(c1, r1, s1, 1, &default_tol);
+		assert_int_equal(res->tile_rows, 1);
+		assert_int_equal(res->tile_cols, 32);
+		assert_int_equal(res->tile_w, 32);
+		assert_true(res->tiles[31] > 1);
+		assert_true(res->tiles[30] == 0);
+	}
+
+	/* 0-d: one tile */
+	{
+		float r0 = 1, c0 = 2;
+		res = cmp_f32(&c0, &r0, NULL, 0, &default_tol);
+		assert_int_equal(res->n, 1);
+		assert_int_equal(res->tile_rows, 1);
+		assert_int_equal(res->tile_cols, 1);
+		assert_true(res->tiles[0] > 1);
+		assert_int_equal(res->worst[0].ndim, 0);
+	}
+
+	/* empty */
+	{
+		long long s0[2] = { 0, 5 };
+		res = cmp_f32(NULL, NULL, s0, 2, &default_tol);
+		assert_int_equal(res->n, 0);
+		assert_true(res->pass);
+		assert_int_equal(res->tile_rows * res->tile_cols, 0);
+	}
+}
+
+static void test_ulp(void **state)
+{
+	float r[3] = { 1.0f, -0.0f, 1e-30f };
+	float c[3];
+	double rd[1] = { 1.0 }, cd[1];
+	long long s3[1] = { 3 }, s1[1] = { 1 };
+	struct cmp_result res;
+
+	(void)state;
+	c[0] = nextafterf(nextafterf(1.0f, 2.0f), 2.0f);   /* 2 ulp */
+	c[1] = 0.0f;                                         /* -0 == +0 */
+	c[2] = 1e-30f;
+	compare_buffers(DT_F32, c, r, s3, 1, &default_tol, &res);
+	assert_true(res.max_ulp == 2);
+	assert_true(res.pass);
+	c[2] = nextafterf(nextafterf(nextafterf(1e-30f, 0), 0), 0);
+	compare_buffers(DT_F32, c, r, s3, 1, &default_tol, &res);
+	assert_true(res.max_ulp == 3);
+	assert_true(res.worst[0].ulp == 3 || res.worst[1].ulp == 3);
+
+	cd[0] = nextafter(nextafter(nextafter(nextafter(1.0, 0), 0), 0), 0);
+	compare_buffers(DT_F64, cd, rd, s1, 1, &default_tol, &res);
+	assert_true(res.max_ulp == 4);
+	assert_true(res.worst[0].ulp == 4);
+}
+
+static void test_bitwise(void **state)
+{
+	float a[3] = { 1, 2, NAN }, b[3] = { 1, 2, NAN };
+
+	(void)state;
+	assert_true(compare_bitwise(a, b, sizeof(a)));
+	b[1] = -2;
+	assert_false(compare_bitwise(a, b, sizeof(a)));
+	assert_true(compare_bitwise(a, b, 4));
+	assert_true(compare_bitwise(NULL, NULL, 0));
+}
+
+/* A random output with every kind of element, checked against a plain re-implementation. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static double unit(void)
+{
+	return (double)(rng() >> 11) / 9007199254740992.0;
+}
+
+static void test_random_against_naive(void **state)
+{
+	enum { H = 37, W = 53, N = 5 * H * W };
+	static float r[N], c[N];
+	static double scores[N];
+	long long shape[3] = { 5, H, W };
+	size_t mm = 0, nanmm = 0, infmm = 0;
+	double rtol = 1e-5, atol = 1e-5, maxabs = 0;
+	struct cmp_result *res;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		double u = unit();
+		r[i] = (float)(unit() * 4 - 2);
+		c[i] = r[i];
+		if (u < 0.05)
+			c[i] = r[i] + (float)((unit() - 0.5) * 1e-4);
+		/* few enough non-finite mismatches that finite ones make the list too */
+		else if (u < 0.0502)
+			c[i] = NAN;
+		else if (u < 0.06)
+			r[i] = c[i] = NAN;
+		else if (u < 0.0602)
+			c[i] = INFINITY;
+		else if (u < 0.0604)
+			r[i] = -INFINITY, c[i] = INFINITY;
+		else if (u < 0.07)
+			r[i] = c[i] = -INFINITY;
+	}
+	for (int i = 0; i < N; i++) {
+		double cv = c[i], rv = r[i];
+		scores[i] = 0;
+		if (isnan(cv) || isnan(rv)) {
+			if (!(isnan(cv) && isnan(rv)))
+				nanmm++, mm++, scores[i] = INFINITY;
+			continue;
+		}
+		if (isinf(cv) || isinf(rv)) {
+			if (cv != rv)
+				infmm++, mm++, scores[i] = INFINITY;
+			continue;
+		}
+		if (fabs(cv - rv) > atol + rtol * fabs(rv))
+			mm++;
+		if (fabs(cv - rv) > maxabs)
+			maxabs = fabs(cv - rv);
+		scores[i] = fabs(cv - rv) / (atol + rtol * fabs(rv));
+	}
+	res = cmp_f32(c, r, shape, 3, &default_tol);
+	assert_int_equal(res->mismatches, mm);
+	assert_int_equal(res->nan_mismatches, nanmm);
+	assert_int_equal(res->inf_mismatches, infmm);
+	assert_true(res->max_abs == maxabs);
+	assert_int_equal(res->nworst, CMP_WORST);
+	assert_true(nanmm + infmm > 0 && nanmm + infmm < CMP_WORST);
+	assert_true(isinf(res->worst[0].score) && isfinite(res->worst[CMP_WORST - 1].score));
+	for (int i = 0; i < CMP_WORST; i++) {
+		const struct cmp_elem *e = &res->worst[i];
+		long long flat = (e->coord[0] * H + e->coord[1]) * W + e->coord[2];
+		assert_true(e->score == scores[flat] || (isinf(e->score) && isinf(scores[flat])));
+		if (i > 0)
+			assert_true(res->worst[i - 1].score >= e->score);
+	}
+	/* every tile is the max score of its elements */
+	for (int ty = 0; ty < res->tile_rows; ty++)
+		for (int tx = 0; tx < res->tile_cols; tx++) {
+			double m = 0;
+			for (int b = 0; b < 5; b++)
+				for (long long y = ty * res->tile_h; y < (ty + 1) * res->tile_h && y < H; y++)
+					for (long long x = tx * res->tile_w; x < (tx + 1) * res->tile_w && x < W; x++)
+						if (scores[(b * H + y) * W + x] > m)
+							m = scores[(b * H + y) * W + x];
+			assert_true(res->tiles[ty * res->tile_cols + tx] == (float)m);
+		}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tolerance_defaults),
+		cmocka_unit_test(test_f32_boundary),
+		cmocka_unit_test(test_nan),
+		cmocka_unit_test(test_inf),
+		cmocka_unit_test(test_f16_bf16_default),
+		cmocka_unit_test(test_ints_exact),
+		cmocka_unit_test(test_c64),
+		cmocka_unit_test(test_metrics_and_metric_mode),
+		cmocka_unit_test(test_worst_3d),
+		cmocka_unit_test(test_worst_truncated),
+		cmocka_unit_test(test_tiles),
+		cmocka_unit_test(test_ulp),
+		cmocka_unit_test(test_bitwise),
+		cmocka_unit_test(test_random_against_naive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+/*
+ * The task corpus: every task loads; every case and perf row evaluates; every reference and
+ * example compiles with NVRTC and its launch lines parse and name known arguments; every example
+ * announces its expected verdict; and the perf rows line up with every golden table that has the
+ * task (same count, same input_size in order).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/golden.h"
+#include "core/launch.h"
+#include "core/nvrtc.h"
+#include "core/problem.h"
+#include "core/task.h"
+#include "core/util.h"
+
+static struct catalogue cat;
+static char **gpus;
+static int ngpus;
+
+static const char *root(void)
+{
+	const char *r = getenv("KBX_TASKS");
+
+	return r ? r : KBX_SRCDIR "/tasks";
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (catalogue_load(root(), &cat) != KBX_OK) {
+		fprintf(stderr, "catalogue: %s\n", kbx_last_error());
+		return -1;
+	}
+	ngpus = golden_list(root(), &gpus);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	int i;
+
+	(void)state;
+	catalogue_free(&cat);
+	for (i = 0; i < ngpus; i++)
+		free(gpus[i]);
+	free(gpus);
+	return 0;
+}
+
+static void test_catalogue(void **state)
+{
+	int i;
+
+	(void)state;
+	assert_true(cat.ntasks >= 15);
+	for (i = 0; i < cat.ntasks; i++) {
+		const struct task *t = cat.tasks[i];
+		char id[256];
+
+		snprintf(id, sizeof(id), "%s/%s", t->category, t->name);
+		assert_string_equal(t->id, id);
+		assert_true(t->difficulty >= 1 && t->difficulty <= 5);
+		assert_true(t->ncases > 0);
+		assert_non_null(t->summary);
+		assert_ptr_equal(catalogue_find(&cat, t->id), t);
+	}
+}
+
+static void test_problems_evaluate(void **state)
+{
+	int i, j, bad = 0;
+
+	(void)state;
+	for (i = 0; i < cat.ntasks; i++) {
+		const struct task *t = cat.tasks[i];
+
+		for (j = 0; j < t->ncases; j++) {
+			struct problem p;
+
+			if (problem_from_case(t, j, &p) != KBX_OK) {
+				fprintf(stderr, "%s case %s: %s\n", t->id, t->cases[j].name, kbx_last_error());
+				bad++;
+				continue;
+			}
+			problem_free(&p);
+		}
+		for (j = 0; j < t->perf.nrows; j++) {
+			struct problem p;
+
+			if (problem_from_perf(t, j, &p) != KBX_OK) {
+				fprintf(stderr, "%s perf row %d: %s\n", t->id, j, kbx_last_error());
+				bad++;
+				continue;
+			}
+			problem_free(&p);
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static int names_known(const struct task *t, const struct kernel_spec *s, const char *path)
+{
+	int i, j, k, bad = 0;
+
+	for (i = 0; i < s->nlaunches; i++) {
+		for (j = 0; j < s->launches[i].nargs; j++) {
+			const char *n = s->launches[i].args[j].name;
+			int found;
+
+			if (!n)
+				continue;
+			found = task_find_arg(t, n) != NULL;
+			for (k = 0; !found && k < s->nscratch; k++)
+				found = !strcmp(s->scratch[k].name, n);
+			if (!found) {
+				fprintf(stderr, "%s line %d: unknown launch argument '%s'\n", path, s->launches[i].line, n);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+static int compile_one(const struct task *t, const char *path, int is_example)
+{
+	struct kernel_spec spec;
+	struct nvrtc_output out;
+	char *src, inc[4096];
+	size_t len;
+	int bad = 0;
+
+	if (read_file(path, &src, &len) != KBX_OK) {
+		fprintf(stderr, "%s\n", kbx_last_error());
+		return 1;
+	}
+	if (launch_parse_source(src, path, &spec) != KBX_OK) {
+		fprintf(stderr, "%s\n", kbx_last_error());
+		bad++;
+	} else {
+		bad += names_known(t, &spec, path);
+		kernel_spec_free(&spec);
+	}
+	if (is_example && !strstr(src, "// @kbx expect ")) {
+		fprintf(stderr, "%s: no '// @kbx expect VERDICT' line\n", path);
+		bad++;
+	}
+	if (nvrtc_built()) {
+		snprintf(inc, sizeof(inc), "%s/include", root());
+		if (nvrtc_compile(src, path, 90, nvrtc_cuda_include(), inc, &out) != KBX_OK) {
+			fprintf(stderr, "%s: %s\n", path, kbx_last_error());
+			bad++;
+		} else {
+			/* An example that expects compile_error must fail to compile; every other must compile. */
+			int want_fail = is_example && strstr(src, "// @kbx expect compile_error");
+
+			if (out.ok == want_fail) {
+				fprintf(stderr, "%s: %s\n%s\n", path, out.ok ? "compiled but expects compile_error" : "does not compile",
+					out.log ? out.log : "");
+				bad++;
+			}
+			nvrtc_output_free(&out);
+		}
+	}
+	free(src);
+	return bad;
+}
+
+static void test_sources_compile(void **state)
+{
+	int i, j, bad = 0, n = 0;
+
+	(void)state;
+	for (i = 0; i < cat.ntasks; i++) {
+		const struct task *t = cat.tasks[i];
+
+		bad += compile_one(t, t->reference_path, 0);
+		n++;
+		for (j = 0; j < t->nexamples; j++, n++)
+			bad += compile_one(t, t->examples[j], 1);
+	}
+	fprintf(stderr, "%d sources checked%s\n", n, nvrtc_built() ? " and compiled with NVRTC" : " (NVRTC not built)");
+	assert_int_equal(bad, 0);
+}
+
+static void test_every_category_has_an_example(void **state)
+{
+	int i, j, bad = 0;
+
+	(void)state;
+	for (i = 0; i < cat.ntasks; i = j) {
+		int examples = 0;
+
+		for (j = i; j < cat.ntasks && !strcmp(cat.tasks[j]->category, cat.tasks[i]->category); j++)
+			examples += cat.tasks[j]->nexamples;
+		if (!examples) {
+			fprintf(stderr, "category %s has no examples/ candidate\n", cat.tasks[i]->category);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* KernelBenchX's own tables wrap a single-tensor row in one more list ([[4096]]) than the H200
+ * table does ([4096]); both name the same workload. */
+static int same_size(const char *ours, const char *golden)
+{
+	size_t n = strlen(ours);
+
+	if (!strcmp(ours, golden))
+		return 1;
+	return strlen(golden) == n + 2 && golden[0] == '[' && golden[n + 1] == ']' && !strncmp(golden + 1, ours, n) &&
+	       ours[0] == '[' && ours[1] != '[';
+}
+
+static void test_golden_rows_line_up(void **state)
+{
+	int g, i, r, bad = 0, checked = 0;
+
+	(void)state;
+	assert_true(ngpus >= 7);
+	for (g = 0; g < ngpus; g++) {
+		struct golden_table *tab;
+
+		assert_int_equal(golden_load(root(), gpus[g], &tab), KBX_OK);
+		for (i = 0; i < cat.ntasks; i++) {
+			const struct task *t = cat.tasks[i];
+			const struct golden_row *rows;
+			int n;
+
+			if (golden_rows(tab, t->name, &rows, &n) != KBX_OK)
+				continue;
+			checked++;
+			if (n != t->perf.nrows) {
+				fprintf(stderr, "%s: %d perf rows, golden %s has %d\n", t->id, t->perf.nrows, gpus[g], n);
+				bad++;
+				continue;
+			}
+			for (r = 0; r < n; r++) {
+				struct problem p;
+
+				if (problem_from_perf(t, r, &p) != KBX_OK) {
+					bad++;
+					break;
+				}
+				if (!p.input_size || !same_size(p.input_size, rows[r].input_size)) {
+					fprintf(stderr, "%s row %d: input_size %s, golden %s has %s\n", t->id, r,
+						p.input_size ? p.input_size : "(none)", gpus[g], rows[r].input_size);
+					bad++;
+				}
+				problem_free(&p);
+			}
+		}
+		golden_free(tab);
+	}
+	fprintf(stderr, "%d task tables checked against golden rows\n", checked);
+	assert_true(checked > 0);
+	assert_int_equal(bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_problems_evaluate),
+		cmocka_unit_test(test_sources_compile),
+		cmocka_unit_test(test_every_category_has_an_example),
+		cmocka_unit_test(test_golden_rows_line_up),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

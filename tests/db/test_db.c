@@ -1,0 +1,1243 @@
+/*
+ * test_db.c - the history: schema and migrations, writing and reading runs, summaries, the
+ * compile cache and the recorder.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "core/events.h"
+#include "core/util.h"
+#include "db/db.h"
+#include "db/recorder.h"
+
+/* --- helpers ------------------------------------------------------------------------------- */
+
+struct fixture {
+	char dir[256];
+	char path[300];
+	struct db *db;
+};
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh private folder under $TMPDIR (default /tmp). */
+static int make_tmpdir(char *dir, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, size, "%s/kbx-test-db-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+
+	if (make_tmpdir(f->dir, sizeof(f->dir)) != 0) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/history.db", f->dir);
+	if (db_open(f->path, &f->db) != KBX_OK) {
+		fprintf(stderr, "%s\n", kbx_last_error());
+		rm_tree(f->dir);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	db_close(f->db);
+	rm_tree(f->dir);
+	free(f);
+	return 0;
+}
+
+/* One integer from a raw query (-1000 for NULL or no row). */
+static long long q_int(struct db *db, const char *fmt, ...)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	long long v = -1000;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* One text from a raw query, copied into buf ("<null>" for NULL or no row). */
+static const char *q_text(struct db *db, char *buf, size_t size, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	snprintf(buf, size, "<null>");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static void exec(struct db *db, const char *sql)
+{
+	assert_int_equal(sqlite3_exec(db_sqlite(db), sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: fixed seed, same junk every run */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+/* NUL-free junk of length [0, max], with quotes, SQL and non-UTF-8 bytes. */
+static char *junk(size_t max)
+{
+	static const char *const pieces[] = { "'", "\"", "'); DROP TABLE runs; --", "\\", "%s%n", "\xff\xfe",
+					      "\xc3", "\n\r\t", "NULL", "?1" };
+	size_t n = (size_t)(rng() % (max + 1));
+	char *s = xmalloc(n + 1);
+	size_t i = 0;
+
+	while (i < n) {
+		if (rng() % 4 == 0) {
+			const char *p = pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))];
+
+			while (*p && i < n)
+				s[i++] = *p++;
+		} else {
+			s[i++] = (char)(1 + rng() % 255);
+		}
+	}
+	s[n] = '\0';
+	return s;
+}
+
+static struct db_run simple_run(const char *task, const char *category, enum verdict v, double at,
+				double sg, double sr)
+{
+	struct db_run r;
+
+	memset(&r, 0, sizeof(r));
+	r.task_id = task;
+	r.category = category;
+	r.verdict = v;
+	r.created_at = at;
+	r.speedup_golden = sg;
+	r.speedup_ref = sr;
+	r.cand_ms = -1;
+	r.ref_ms = -1;
+	return r;
+}
+
+static long long add_run(struct db *db, const char *task, const char *category, enum verdict v, double at,
+			 double sg, double sr)
+{
+	struct db_run r = simple_run(task, category, v, at, sg, sr);
+
+	assert_int_equal(db_run_insert(db, &r), KBX_OK);
+	assert_true(r.id > 0);
+	return r.id;
+}
+
+/* --- opening ------------------------------------------------------------------------------- */
+
+static void restore_env(const char *name, char *saved)
+{
+	if (saved) {
+		setenv(name, saved, 1);
+		free(saved);
+	} else {
+		unsetenv(name);
+	}
+}
+
+static char *save_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? xstrdup(v) : NULL;
+}
+
+static void test_default_path(void **state)
+{
+	char *kbx = save_env("KBX_DB"), *xdg = save_env("XDG_DATA_HOME"), *home = save_env("HOME");
+
+	setenv("KBX_DB", "/somewhere/else.db", 1);
+	setenv("XDG_DATA_HOME", "/xdg", 1);
+	setenv("HOME", "/home/u", 1);
+	assert_string_equal(db_default_path(), "/somewhere/else.db");
+	unsetenv("KBX_DB");
+	assert_string_equal(db_default_path(), "/xdg/kbx/history.db");
+	setenv("KBX_DB", "", 1);
+	assert_string_equal(db_default_path(), "/xdg/kbx/history.db");
+	/* a relative XDG_DATA_HOME is invalid and ignored */
+	setenv("XDG_DATA_HOME", "relative/dir", 1);
+	assert_string_equal(db_default_path(), "/home/u/.local/share/kbx/history.db");
+	unsetenv("XDG_DATA_HOME");
+	assert_string_equal(db_default_path(), "/home/u/.local/share/kbx/history.db");
+	restore_env("KBX_DB", kbx);
+	restore_env("XDG_DATA_HOME", xdg);
+	restore_env("HOME", home);
+}
+
+static void test_open_fresh(void **state)
+{
+	char dir[256], path[320], sub[300], buf[64];
+	struct db *db = NULL;
+	struct stat sb;
+
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	snprintf(path, sizeof(path), "%s/a/b/history.db", dir);
+	assert_int_equal(db_open(path, &db), KBX_OK);
+	assert_non_null(db);
+	assert_int_equal(db_schema_version(db), 1);
+	assert_int_equal(DB_SCHEMA_VERSION, 1);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
+	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
+	assert_int_equal(q_int(db, "PRAGMA synchronous"), 1);    /* NORMAL */
+	assert_int_equal(q_int(db, "PRAGMA busy_timeout"), 5000);
+	for (const char *const *t = (const char *const[]){ "runs", "case_results", "perf_rows", "compile_cache",
+							    "runs_category_time", "runs_task_time", NULL }; *t; t++)
+		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = '%s'", *t), 1);
+	/* the new folders are private */
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
+	snprintf(sub, sizeof(sub), "%s/a/b", dir);
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
+	db_close(db);
+	rm_tree(dir);
+}
+
+static void test_open_errors(void **state)
+{
+	char dir[256], path[320];
+	struct db *db = (struct db *)&db;
+	FILE *fp;
+
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
+
+	/* a parent that is a file */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("not a folder\n", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/file/sub/history.db", dir);
+	assert_int_not_equal(db_open(path, &db), KBX_OK);
+	assert_null(db);
+	assert_non_null(strstr(kbx_last_error(), "file/sub"));
+
+	/* a file that is not SQLite */
+	snprintf(path, sizeof(path), "%s/junk.db", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (int i = 0; i < 200; i++)
+		fputs("this is certainly not a database file; ", fp);
+	fclose(fp);
+	assert_int_equal(db_open(path, &db), KBX_EDB);
+	assert_null(db);
+	assert_non_null(strstr(kbx_last_error(), "junk.db"));
+	assert_non_null(strstr(kbx_last_error(), "not a database"));
+	rm_tree(dir);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = (struct db *)&db;
+
+	exec(f->db, "PRAGMA user_version = 2");
+	db_close(f->db);
+	f->db = NULL;
+	assert_int_equal(db_open(f->path, &db), KBX_EDB);
+	assert_null(db);
+	assert_non_null(strstr(kbx_last_error(), "schema version 2"));
+	assert_non_null(strstr(kbx_last_error(), "newer"));
+	assert_non_null(strstr(kbx_last_error(), f->path));
+	/* leave it openable for teardown */
+	{
+		sqlite3 *sq;
+
+		assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(sq);
+	}
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+}
+
+static void test_reopen_keeps_schema(void **state)
+{
+	struct fixture *f = *state;
+
+	add_run(f->db, "Math/add", "Math", V_PASS, 10, 1.5, -1);
+	/* If the v1 migration ran again, it would fail on the existing tables or recreate this index. */
+	exec(f->db, "DROP INDEX runs_time");
+	db_close(f->db);
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+	assert_int_equal(db_schema_version(f->db), 1);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs_time'"), 0);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+	/* and a second handle on the same file works alongside */
+	{
+		struct db *other;
+
+		assert_int_equal(db_open(f->path, &other), KBX_OK);
+		add_run(other, "Math/sub", "Math", V_WRONG, 11, -1, -1);
+		assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+		db_close(other);
+	}
+}
+
+/* Random files and damaged copies of a real history: open and summarise must fail cleanly or
+ * work, never crash. */
+static void test_open_garbage_files(void **state)
+{
+	struct fixture *f = *state;
+	char path[320], wal[330], shm[330];
+	char *good;
+	size_t good_len;
+
+	for (int i = 0; i < 30; i++) {
+		char name[32];
+		struct db_run r;
+
+		snprintf(name, sizeof(name), "Fuzz/t%d", i % 7);
+		r = simple_run(name, "Fuzz", (enum verdict)(i % V_COUNT), 100 + i, i * 0.1, -1);
+		assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
+	}
+	assert_int_equal(db_cache_put(f->db, "k", "sm_90", "-O3", "\1\2\3", 3, "log"), KBX_OK);
+	exec(f->db, "PRAGMA wal_checkpoint(TRUNCATE)");
+	assert_int_equal(read_file(f->path, &good, &good_len), KBX_OK);
+	assert_true(good_len >= 4096);
+
+	rng_state = 0x1234567887654321ULL;
+	snprintf(path, sizeof(path), "%s/mutant.db", f->dir);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	for (int iter = 0; iter < 150; iter++) {
+		char *data = xmalloc(good_len);
+		size_t len = good_len;
+		struct db *db = NULL;
+		enum kbx_status st;
+
+		if (iter % 3 == 0) {
+			len = 1 + rng() % (2 * good_len - 1);
+			if (len > good_len)
+				len = good_len;
+			for (size_t i = 0; i < len; i++)
+				data[i] = (char)rng();
+		} else {
+			memcpy(data, good, good_len);
+			for (int k = 0, nflip = 1 + (int)(rng() % 40); k < nflip; k++)
+				data[rng() % good_len] = (char)rng();
+			if (iter % 5 == 0)
+				len = rng() % good_len;
+		}
+		unlink(path);
+		unlink(wal);
+		unlink(shm);
+		assert_int_equal(write_file(path, data, len), KBX_OK);
+		free(data);
+		st = db_open(path, &db);
+		if (st == KBX_OK) {
+			struct db_category_stat *cs;
+			struct db_task_stat *ts;
+			struct db_run_row *rows;
+			struct db_run_detail d;
+			double rates[5];
+			void *img;
+			size_t size;
+			char *log;
+			int n;
+
+			if (db_category_stats(db, &cs, &n) == KBX_OK)
+				free(cs);
+			if (db_task_stats(db, NULL, &ts, &n) == KBX_OK)
+				free(ts);
+			if (db_runs_list(db, NULL, NULL, 0, &rows, &n) == KBX_OK) {
+				for (int i = 0; i < n; i++)
+					if (db_run_get(db, rows[i].id, &d) == KBX_OK)
+						db_run_detail_free(&d);
+				free(rows);
+			}
+			db_category_series(db, "Fuzz", 5, rates);
+			if (db_cache_get(db, "k", &img, &size, &log) == KBX_OK) {
+				free(img);
+				free(log);
+			}
+			db_close(db);
+		} else {
+			assert_null(db);
+			assert_true(strlen(kbx_last_error()) > 0);
+		}
+	}
+	free(good);
+}
+
+/* --- writing and reading runs -------------------------------------------------------------- */
+
+static void test_insert_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct db_case cases[3] = {
+		{ "corner", V_PASS, 1e-7, 2e-6, 3.0, 0, "{\"case\":\"corner\"}" },
+		{ "random_outlier", V_WRONG, 0.31, 2.4, 9e6, 312, "{\"case\":\"random_outlier\"}" },
+		{ "crash", V_RUNTIME_ERROR, -1, -1, -1, -1, NULL },
+	};
+	struct db_perf perf[2] = {
+		{ 0, "{\"n\":4096}", 0.011, 0.010, 0.013, 0.009, 120, 0.02, 0.015, 3.0, 0.004 },
+		{ 1, NULL, 0.5, -1, -1, -1, 7, -1, -1, -1, -1 },
+	};
+	struct db_run r;
+	struct db_run_detail d;
+	char buf[256];
+	long long id1;
+	double before = (double)time(NULL);
+
+	memset(&r, 0, sizeof(r));
+	r.task_id = "Activation/gelu";
+	r.category = "Activation";
+	r.gpu = "NVIDIA H200";
+	r.driver_version = 13000;
+	r.source = "extern \"C\" __global__ void k() {}\n";
+	r.source_hash = "ab12";
+	r.source_path = "/tmp/cand.cu";
+	r.compile_options = "-arch=sm_90 -std=c++17";
+	r.verdict = V_WRONG;
+	r.warnings = "nondeterministic,no-golden";
+	r.message = "case 'random_outlier': 312 of 4096 elements differ";
+	r.seed = 0xFFFFFFFFFFFFFFFFULL;
+	r.speedup_golden = -1;
+	r.speedup_ref = 1.25;
+	r.cand_ms = 0.511;
+	r.ref_ms = -1;
+	r.created_at = 1700000000.5;
+	r.summary_json = "{\"verdict\":\"wrong\"}";
+	r.cases = cases;
+	r.ncases = 3;
+	r.perf = perf;
+	r.nperf = 2;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
+	assert_true(r.id > 0);
+	id1 = r.id;
+
+	assert_int_equal(db_run_get(f->db, id1, &d), KBX_OK);
+	assert_int_equal(d.row.id, id1);
+	assert_string_equal(d.row.task_id, "Activation/gelu");
+	assert_string_equal(d.row.category, "Activation");
+	assert_string_equal(d.row.gpu, "NVIDIA H200");
+	assert_int_equal(d.row.verdict, V_WRONG);
+	assert_string_equal(d.row.warnings, "nondeterministic,no-golden");
+	assert_true(d.row.speedup_golden == -1);
+	assert_true(d.row.speedup_ref == 1.25);
+	assert_true(d.row.cand_ms == 0.511);
+	assert_true(d.row.created_at == 1700000000.5);
+	assert_string_equal(d.row.source_hash, "ab12");
+	assert_string_equal(d.source, r.source);
+	assert_string_equal(d.message, r.message);
+	assert_string_equal(d.summary_json, r.summary_json);
+	assert_int_equal(d.ncases, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(d.case_names[i], cases[i].name);
+		assert_int_equal(d.case_verdicts[i], cases[i].verdict);
+	}
+	assert_string_equal(d.case_json[0], cases[0].detail_json);
+	assert_string_equal(d.case_json[1], cases[1].detail_json);
+	assert_null(d.case_json[2]);
+	assert_int_equal(d.nperf, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct db_perf *a = &perf[i], *b = &d.perf[i];
+
+		assert_int_equal(b->row, a->row);
+		assert_true(b->cand_ms == a->cand_ms);
+		assert_true(b->cand_p20 == a->cand_p20);
+		assert_true(b->cand_p80 == a->cand_p80);
+		assert_true(b->cand_min == a->cand_min);
+		assert_int_equal(b->cand_n, a->cand_n);
+		assert_true(b->ref_ms == a->ref_ms);
+		assert_true(b->golden_ms == a->golden_ms);
+		assert_true(b->gbps == a->gbps);
+		assert_true(b->tflops == a->tflops);
+	}
+	assert_string_equal(d.perf[0].input_size, "{\"n\":4096}");
+	assert_string_equal(d.perf_input_size[0], "{\"n\":4096}");
+	assert_null(d.perf[1].input_size);
+	db_run_detail_free(&d);
+	assert_null(d.source);
+
+	/* what the columns hold: NULL for "not available", verdicts by name, all 64 seed bits */
+	assert_int_equal(q_int(f->db, "SELECT speedup_golden IS NULL AND ref_ms IS NULL FROM runs WHERE id = %lld", id1), 1);
+	assert_int_equal(q_int(f->db, "SELECT driver_version FROM runs WHERE id = %lld", id1), 13000);
+	assert_true((unsigned long long)q_int(f->db, "SELECT seed FROM runs WHERE id = %lld", id1) == r.seed);
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT verdict FROM runs"), "wrong");
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT compile_options FROM runs"), r.compile_options);
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT source_path FROM runs"), "/tmp/cand.cu");
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT verdict FROM case_results WHERE idx = 2"),
+			    "runtime_error");
+	assert_int_equal(q_int(f->db, "SELECT mismatches FROM case_results WHERE idx = 1"), 312);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results WHERE idx = 2 AND max_abs IS NULL"
+			       " AND max_rel IS NULL AND max_ulp IS NULL AND mismatches IS NULL"), 1);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results WHERE idx = 1 AND max_abs = 0.31"
+			       " AND max_rel = 2.4 AND max_ulp = 9e6"), 1);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows WHERE \"row\" = 1 AND cand_p20 IS NULL"
+			       " AND ref_ms IS NULL AND gbps IS NULL"), 1);
+
+	/* created_at 0 = now; no cases or perf rows is fine; NULL strings stay NULL */
+	{
+		struct db_run r2 = simple_run("Math/add", "Math", V_COMPILE_ERROR, 0, -1, -1);
+
+		assert_int_equal(db_run_insert(f->db, &r2), KBX_OK);
+		assert_true(r2.id > id1);
+		assert_int_equal(db_run_get(f->db, r2.id, &d), KBX_OK);
+		assert_true(d.row.created_at >= before - 1 && d.row.created_at <= (double)time(NULL) + 1);
+		assert_int_equal(d.row.verdict, V_COMPILE_ERROR);
+		assert_null(d.source);
+		assert_null(d.message);
+		assert_string_equal(d.row.gpu, "");
+		assert_int_equal(d.ncases, 0);
+		assert_int_equal(d.nperf, 0);
+		db_run_detail_free(&d);
+		assert_int_equal(q_int(f->db, "SELECT driver_version IS NULL FROM runs WHERE id = %lld", r2.id), 1);
+	}
+
+	assert_int_equal(db_run_get(f->db, 999999, &d), KBX_ENOTFOUND);
+	assert_non_null(strstr(kbx_last_error(), "999999"));
+
+	/* deleting a run takes its rows with it */
+	exec(f->db, "DELETE FROM runs WHERE task_id = 'Activation/gelu'");
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 0);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 0);
+}
+
+static void assert_nothing_written(struct db *db)
+{
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM case_results"), 0);
+	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM perf_rows"), 0);
+	assert_int_equal(sqlite3_get_autocommit(db_sqlite(db)), 1);
+}
+
+static void test_insert_atomic(void **state)
+{
+	struct fixture *f = *state;
+	struct db_case cases[3] = {
+		{ "a", V_PASS, 0, 0, 0, 0, "{}" },
+		{ "b", V_PASS, 0, 0, 0, 0, "{}" },
+		{ "c", V_PASS, 0, 0, 0, 0, "{}" },
+	};
+	struct db_perf perf[3] = {
+		{ .row = 0, .cand_ms = 1, .cand_n = 1 },
+		{ .row = 1, .cand_ms = 1, .cand_n = 1 },
+		{ .row = 1, .cand_ms = 1, .cand_n = 1 },  /* same row twice: violates the primary key */
+	};
+	struct db_run r = simple_run("Fusion/x", "Fusion", V_PASS, 5, 1, 1);
+	struct db_run_row *rows;
+	int n;
+
+	r.cases = cases;
+	r.ncases = 3;
+	r.perf = perf;
+	r.nperf = 3;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EDB);
+	assert_int_equal(r.id, 0);
+	assert_non_null(strstr(kbx_last_error(), "Fusion/x"));
+	assert_non_null(strstr(kbx_last_error(), "perf"));
+	assert_nothing_written(f->db);
+
+	/* a case without a name, in the middle */
+	r.nperf = 2;
+	cases[1].name = NULL;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EDB);
+	assert_int_equal(r.id, 0);
+	assert_nothing_written(f->db);
+
+	/* rejected before anything is written */
+	cases[1].name = "b";
+	cases[2].verdict = (enum verdict)77;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
+	cases[2].verdict = V_PASS;
+	r.verdict = V_COUNT;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
+	r.verdict = V_PASS;
+	r.task_id = NULL;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
+	r.task_id = "Fusion/x";
+	r.cases = NULL;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
+	r.cases = cases;
+	assert_nothing_written(f->db);
+
+	/* and the connection is fine afterwards */
+	assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 2);
+	assert_int_equal(db_runs_list(f->db, NULL, NULL, 0, &rows, &n), KBX_OK);
+	assert_int_equal(n, 1);
+	free(rows);
+}
+
+static void test_garbage_text(void **state)
+{
+	struct fixture *f = *state;
+
+	rng_state = 0x9E3779B97F4A7C15ULL;
+	for (int iter = 0; iter < 150; iter++) {
+		char *task = junk(150), *cat = junk(60), *gpu = junk(120), *warn = junk(120), *msg = junk(400);
+		char *src = junk(3000), *hash = junk(64), *sj = junk(300), *path = junk(100), *opts = junk(100);
+		char *cname[2] = { junk(60), junk(60) }, *cjson[2] = { junk(500), junk(10) };
+		char *isz = junk(80);
+		struct db_case cases[2] = {
+			{ cname[0], V_PASS, 1, 1, 1, 1, cjson[0] },
+			{ cname[1], V_WRONG, 2, 2, 2, 2, cjson[1] },
+		};
+		struct db_perf perf = { 3, isz, 1, 1, 1, 1, 5, 1, 1, 1, 1 };
+		struct db_run r = simple_run(task, cat, V_WRONG, 1000 + iter, -1, -1);
+		struct db_run_detail d;
+		struct db_run_row *rows;
+		int n;
+
+		r.gpu = gpu;
+		r.warnings = warn;
+		r.message = msg;
+		r.source = src;
+		r.source_hash = hash;
+		r.summary_json = sj;
+		r.source_path = path;
+		r.compile_options = opts;
+		r.cases = cases;
+		r.ncases = 2;
+		r.perf = &perf;
+		r.nperf = 1;
+		assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
+		assert_int_equal(db_run_get(f->db, r.id, &d), KBX_OK);
+		assert_string_equal(d.row.task_id, task);
+		assert_string_equal(d.row.category, cat);
+		assert_string_equal(d.row.gpu, gpu);
+		assert_string_equal(d.row.warnings, warn);
+		assert_string_equal(d.row.source_hash, hash);
+		assert_string_equal(d.message, msg);
+		assert_string_equal(d.source, src);
+		assert_string_equal(d.summary_json, sj);
+		assert_int_equal(d.ncases, 2);
+		for (int i = 0; i < 2; i++) {
+			assert_string_equal(d.case_names[i], cname[i]);
+			assert_string_equal(d.case_json[i], cjson[i]);
+		}
+		assert_int_equal(d.nperf, 1);
+		assert_string_equal(d.perf[0].input_size, isz);
+		db_run_detail_free(&d);
+
+		/* junk works as a filter too, bound and not spliced into SQL */
+		assert_int_equal(db_runs_list(f->db, cat, task, 0, &rows, &n), KBX_OK);
+		assert_true(n >= 1);
+		assert_int_equal(rows[0].id, r.id);
+		free(rows);
+
+		free(task), free(cat), free(gpu), free(warn), free(msg), free(src), free(hash), free(sj);
+		free(path), free(opts), free(cname[0]), free(cname[1]), free(cjson[0]), free(cjson[1]), free(isz);
+	}
+	/* the tables survived the junk and summaries still work */
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 150);
+	{
+		struct db_category_stat *cs;
+		struct db_task_stat *ts;
+		int n, total = 0;
+
+		assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+		for (int i = 0; i < n; i++)
+			total += cs[i].attempts;
+		assert_int_equal(total, 150);
+		free(cs);
+		assert_int_equal(db_task_stats(f->db, NULL, &ts, &n), KBX_OK);
+		free(ts);
+	}
+}
+
+/* A category whose name is longer than the summary's field still groups correctly. */
+static void test_long_category(void **state)
+{
+	struct fixture *f = *state;
+	char longa[100], longb[100];
+	struct db_category_stat *cs;
+	int n;
+
+	memset(longa, 'x', 80);
+	longa[80] = '\0';
+	memcpy(longb, longa, 81);
+	longb[79] = 'y';   /* differs after the 63 characters kept */
+	add_run(f->db, "t1", longa, V_PASS, 1, 2.0, -1);
+	add_run(f->db, "t2", longb, V_PASS, 2, 4.0, -1);
+	add_run(f->db, "t3", longb, V_WRONG, 3, -1, -1);
+	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(cs[0].attempts, 1);
+	assert_true(cs[0].best_speedup == 2.0);
+	assert_int_equal(cs[1].attempts, 2);
+	assert_true(cs[1].best_speedup == 4.0);
+	assert_int_equal(strlen(cs[0].category), 63);
+	free(cs);
+}
+
+/* --- history summaries --------------------------------------------------------------------- */
+
+/*
+ * Activation: a1 100 pass 2.0(golden, ref 1.0)  200 wrong  300 pass (ref only) 3.0
+ *             a2 150 wrong  250 compile_error
+ *             a3 350 pass 1.0  400 pass 0.5
+ * Blas:       b1 1000 pass (no speedup)   b2 1100 wrong
+ * Conv:       c1 50 wrong
+ * Dup:        d1 500 wrong, then 500 pass (same instant, later id)
+ */
+static void make_history(struct db *db)
+{
+	add_run(db, "Activation/a1", "Activation", V_PASS, 100, 2.0, 1.0);
+	add_run(db, "Activation/a2", "Activation", V_WRONG, 150, -1, -1);
+	add_run(db, "Activation/a1", "Activation", V_WRONG, 200, -1, -1);
+	add_run(db, "Activation/a2", "Activation", V_COMPILE_ERROR, 250, -1, -1);
+	add_run(db, "Activation/a1", "Activation", V_PASS, 300, -1, 3.0);
+	add_run(db, "Activation/a3", "Activation", V_PASS, 400, 0.5, 9.0);
+	add_run(db, "Activation/a3", "Activation", V_PASS, 350, 1.0, -1);
+	add_run(db, "Blas/b1", "Blas", V_PASS, 1000, -1, -1);
+	add_run(db, "Blas/b2", "Blas", V_WRONG, 1100, 7.0, 7.0);   /* not passing: never counts */
+	add_run(db, "Conv/c1", "Conv", V_WRONG, 50, -1, -1);
+	add_run(db, "Dup/d1", "Dup", V_WRONG, 500, -1, -1);
+	add_run(db, "Dup/d1", "Dup", V_PASS, 500, -1, 1.1);
+}
+
+static void test_category_stats(void **state)
+{
+	struct fixture *f = *state;
+	struct db_category_stat *cs;
+	int n;
+
+	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+	assert_int_equal(n, 0);
+	free(cs);
+
+	make_history(f->db);
+	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+	assert_int_equal(n, 4);
+	assert_string_equal(cs[0].category, "Activation");
+	assert_int_equal(cs[0].attempts, 7);
+	assert_int_equal(cs[0].passes, 4);
+	assert_int_equal(cs[0].tasks_tried, 3);
+	assert_int_equal(cs[0].tasks_passed, 2);
+	assert_true(cs[0].best_speedup == 3.0);
+	assert_true(cs[0].median_speedup == 1.5);   /* of 2.0, 3.0, 1.0, 0.5 */
+	assert_true(cs[0].last_at == 400);
+
+	assert_string_equal(cs[1].category, "Blas");
+	assert_int_equal(cs[1].attempts, 2);
+	assert_int_equal(cs[1].passes, 1);
+	assert_int_equal(cs[1].tasks_tried, 2);
+	assert_int_equal(cs[1].tasks_passed, 1);
+	assert_true(cs[1].best_speedup < 0);
+	assert_true(cs[1].median_speedup < 0);
+	assert_true(cs[1].last_at == 1100);
+
+	assert_string_equal(cs[2].category, "Conv");
+	assert_int_equal(cs[2].attempts, 1);
+	assert_int_equal(cs[2].passes, 0);
+	assert_int_equal(cs[2].tasks_tried, 1);
+	assert_int_equal(cs[2].tasks_passed, 0);
+	assert_true(cs[2].best_speedup < 0);
+	assert_true(cs[2].last_at == 50);
+
+	assert_string_equal(cs[3].category, "Dup");
+	assert_int_equal(cs[3].attempts, 2);
+	assert_int_equal(cs[3].passes, 1);
+	assert_int_equal(cs[3].tasks_tried, 1);
+	assert_int_equal(cs[3].tasks_passed, 1);
+	assert_true(cs[3].best_speedup == 1.1);
+	assert_true(cs[3].median_speedup == 1.1);
+	free(cs);
+
+	/* odd count: the middle value */
+	add_run(f->db, "Activation/a2", "Activation", V_PASS, 260, 5.0, -1);
+	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+	assert_true(cs[0].median_speedup == 2.0);   /* of 0.5 1 2 3 5 */
+	assert_true(cs[0].best_speedup == 5.0);
+	assert_int_equal(cs[0].tasks_passed, 3);
+	free(cs);
+}
+
+static void test_task_stats(void **state)
+{
+	struct fixture *f = *state;
+	struct db_task_stat *ts;
+	int n;
+
+	make_history(f->db);
+	assert_int_equal(db_task_stats(f->db, "Activation", &ts, &n), KBX_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(ts[0].task_id, "Activation/a1");
+	assert_int_equal(ts[0].attempts, 3);
+	assert_int_equal(ts[0].passes, 2);
+	assert_int_equal(ts[0].last_verdict, V_PASS);
+	assert_true(ts[0].last_at == 300);
+	assert_true(ts[0].best_speedup == 3.0);
+	assert_string_equal(ts[1].task_id, "Activation/a2");
+	assert_int_equal(ts[1].attempts, 2);
+	assert_int_equal(ts[1].passes, 0);
+	assert_int_equal(ts[1].last_verdict, V_COMPILE_ERROR);
+	assert_true(ts[1].last_at == 250);
+	assert_true(ts[1].best_speedup < 0);
+	assert_string_equal(ts[2].task_id, "Activation/a3");
+	assert_int_equal(ts[2].passes, 2);
+	/* inserted out of order: the latest by time is the 400 one */
+	assert_int_equal(ts[2].last_verdict, V_PASS);
+	assert_true(ts[2].last_at == 400);
+	assert_true(ts[2].best_speedup == 1.0);
+	free(ts);
+
+	assert_int_equal(db_task_stats(f->db, NULL, &ts, &n), KBX_OK);
+	assert_int_equal(n, 7);
+	assert_string_equal(ts[3].task_id, "Blas/b1");
+	assert_true(ts[3].best_speedup < 0);
+	assert_string_equal(ts[4].task_id, "Blas/b2");
+	assert_true(ts[4].best_speedup < 0);   /* its speedup came from a wrong run */
+	assert_int_equal(ts[4].last_verdict, V_WRONG);
+	assert_string_equal(ts[5].task_id, "Conv/c1");
+	assert_string_equal(ts[6].task_id, "Dup/d1");
+	free(ts);
+
+	assert_int_equal(db_task_stats(f->db, "Dup", &ts, &n), KBX_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(ts[0].last_verdict, V_PASS);   /* same instant: the later run */
+	free(ts);
+
+	assert_int_equal(db_task_stats(f->db, "Nope", &ts, &n), KBX_OK);
+	assert_int_equal(n, 0);
+	free(ts);
+}
+
+static void test_runs_list(void **state)
+{
+	struct fixture *f = *state;
+	struct db_run_row *rows;
+	int n;
+	static const double act_times[] = { 400, 350, 300, 250, 200, 150, 100 };
+
+	make_history(f->db);
+	assert_int_equal(db_runs_list(f->db, "Activation", NULL, 0, &rows, &n), KBX_OK);
+	assert_int_equal(n, 7);
+	for (int i = 0; i < n; i++) {
+		assert_true(rows[i].created_at == act_times[i]);
+		assert_string_equal(rows[i].category, "Activation");
+	}
+	assert_int_equal(rows[0].verdict, V_PASS);
+	assert_true(rows[0].speedup_golden == 0.5);
+	assert_true(rows[0].speedup_ref == 9.0);
+	assert_true(rows[2].speedup_golden < 0);
+	assert_true(rows[2].speedup_ref == 3.0);
+	free(rows);
+
+	assert_int_equal(db_runs_list(f->db, "Activation", NULL, 3, &rows, &n), KBX_OK);
+	assert_int_equal(n, 3);
+	assert_true(rows[2].created_at == 300);
+	free(rows);
+
+	assert_int_equal(db_runs_list(f->db, NULL, "Activation/a2", 0, &rows, &n), KBX_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(rows[0].verdict, V_COMPILE_ERROR);
+	assert_int_equal(rows[1].verdict, V_WRONG);
+	free(rows);
+
+	assert_int_equal(db_runs_list(f->db, "Blas", "Activation/a2", 0, &rows, &n), KBX_OK);
+	assert_int_equal(n, 0);
+	free(rows);
+
+	assert_int_equal(db_runs_list(f->db, NULL, NULL, -1, &rows, &n), KBX_OK);
+	assert_int_equal(n, 12);
+	assert_true(rows[0].created_at == 1100);
+	assert_true(rows[11].created_at == 50);
+	/* same instant: newest id first */
+	assert_true(rows[2].created_at == 500 && rows[3].created_at == 500);
+	assert_true(rows[2].id > rows[3].id);
+	assert_int_equal(rows[2].verdict, V_PASS);
+	free(rows);
+
+	/* a verdict this kbx does not know reads as "error" */
+	exec(f->db, "UPDATE runs SET verdict = 'exploded' WHERE task_id = 'Conv/c1'");
+	assert_int_equal(db_runs_list(f->db, "Conv", NULL, 0, &rows, &n), KBX_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].verdict, V_ERROR);
+	free(rows);
+}
+
+static void assert_rates(const double *got, const double *want, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (fabs(got[i] - want[i]) > 1e-12)
+			fail_msg("bucket %d: got %g, want %g", i, got[i], want[i]);
+	}
+}
+
+static void test_category_series(void **state)
+{
+	struct fixture *f = *state;
+	double rates[12];
+
+	assert_int_equal(db_category_series(f->db, "Activation", 4, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ -1, -1, -1, -1 }, 4);
+
+	make_history(f->db);
+	/* span 100..400 in 3 buckets of 100: {100 pass, 150 wrong} {200 wrong, 250 ce} {300, 350, 400 pass} */
+	assert_int_equal(db_category_series(f->db, "Activation", 3, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ 0.5, 0.0, 1.0 }, 3);
+	/* 12 buckets of 25: every other one empty */
+	assert_int_equal(db_category_series(f->db, "Activation", 12, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ 1, -1, 0, -1, 0, -1, 0, -1, 1, -1, 1, 1 }, 12);
+	/* a single bucket is the overall pass rate */
+	assert_int_equal(db_category_series(f->db, "Activation", 1, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ 4.0 / 7.0 }, 1);
+	/* one instant: it all lands in the newest bucket */
+	assert_int_equal(db_category_series(f->db, "Dup", 4, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ -1, -1, -1, 0.5 }, 4);
+	assert_int_equal(db_category_series(f->db, "Conv", 2, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ -1, 0 }, 2);
+	assert_int_equal(db_category_series(f->db, "Nope", 3, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ -1, -1, -1 }, 3);
+	/* all categories: span 50..1100 in 2 buckets split at 575 */
+	assert_int_equal(db_category_series(f->db, NULL, 2, rates), KBX_OK);
+	assert_rates(rates, (const double[]){ 5.0 / 10.0, 1.0 / 2.0 }, 2);
+	assert_int_equal(db_category_series(f->db, "Activation", 0, rates), KBX_EINVAL);
+}
+
+/* --- compile cache ------------------------------------------------------------------------- */
+
+static void test_cache(void **state)
+{
+	struct fixture *f = *state;
+	static const unsigned char img1[] = { 0x7f, 'E', 'L', 'F', 0, 0, 1, 0xff, 0 };
+	static const unsigned char img2[] = { 1, 2, 3 };
+	void *img;
+	size_t size;
+	char *log;
+	char key[32];
+
+	assert_int_equal(db_cache_get(f->db, "nope", &img, &size, &log), KBX_ENOTFOUND);
+	assert_null(img);
+	assert_non_null(strstr(kbx_last_error(), "nope"));
+
+	assert_int_equal(db_cache_put(f->db, "k1", "sm_90", "-arch=sm_90", img1, sizeof(img1), "warning: x"), KBX_OK);
+	assert_int_equal(db_cache_get(f->db, "k1", &img, &size, &log), KBX_OK);
+	assert_int_equal(size, sizeof(img1));
+	assert_memory_equal(img, img1, sizeof(img1));
+	assert_string_equal(log, "warning: x");
+	free(img);
+	free(log);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache WHERE key = 'k1' AND arch = 'sm_90'"
+			       " AND options = '-arch=sm_90' AND created_at > 1600000000"), 1);
+
+	/* replacing */
+	assert_int_equal(db_cache_put(f->db, "k1", "sm_90", "-arch=sm_90", img2, sizeof(img2), NULL), KBX_OK);
+	assert_int_equal(db_cache_get(f->db, "k1", &img, &size, &log), KBX_OK);
+	assert_int_equal(size, 3);
+	assert_memory_equal(img, img2, 3);
+	assert_string_equal(log, "");
+	free(img);
+	free(log);
+	/* out-parameters are optional */
+	assert_int_equal(db_cache_get(f->db, "k1", NULL, &size, NULL), KBX_OK);
+	assert_int_equal(size, 3);
+
+	/* empty image */
+	assert_int_equal(db_cache_put(f->db, "empty", NULL, NULL, NULL, 0, ""), KBX_OK);
+	assert_int_equal(db_cache_get(f->db, "empty", &img, &size, &log), KBX_OK);
+	assert_int_equal(size, 0);
+	assert_non_null(img);
+	free(img);
+	free(log);
+	assert_int_equal(db_cache_put(f->db, NULL, NULL, NULL, img2, 3, NULL), KBX_EINVAL);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2);
+
+	/* the bound: 2000 entries, the oldest go first; re-putting one makes it new */
+	exec(f->db, "DELETE FROM compile_cache");
+	for (int i = 0; i < 2000; i++) {
+		snprintf(key, sizeof(key), "key%04d", i);
+		assert_int_equal(db_cache_put(f->db, key, "sm_90", "", &i, sizeof(i), NULL), KBX_OK);
+	}
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	assert_int_equal(db_cache_put(f->db, "key0000", "sm_90", "", img2, 3, NULL), KBX_OK);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	for (int i = 2000; i < 2003; i++) {
+		snprintf(key, sizeof(key), "key%04d", i);
+		assert_int_equal(db_cache_put(f->db, key, "sm_90", "", &i, sizeof(i), NULL), KBX_OK);
+	}
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	assert_int_equal(db_cache_get(f->db, "key0000", &img, &size, NULL), KBX_OK);
+	assert_memory_equal(img, img2, 3);
+	free(img);
+	for (int i = 1; i <= 3; i++) {
+		snprintf(key, sizeof(key), "key%04d", i);
+		assert_int_equal(db_cache_get(f->db, key, NULL, NULL, NULL), KBX_ENOTFOUND);
+	}
+	assert_int_equal(db_cache_get(f->db, "key0004", &img, &size, NULL), KBX_OK);
+	assert_int_equal(size, sizeof(int));
+	assert_int_equal(*(int *)img, 4);
+	free(img);
+	assert_int_equal(db_cache_get(f->db, "key2002", NULL, NULL, NULL), KBX_OK);
+}
+
+/* --- recorder ------------------------------------------------------------------------------ */
+
+static void fill_case(struct case_result *c, struct output_result *outs, const char *name, int index,
+		      enum verdict v, int nout)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->index = index;
+	c->verdict = v;
+	c->outputs = outs;
+	c->noutputs = nout;
+	c->seconds = 0.01;
+}
+
+static void test_recorder(void **state)
+{
+	struct fixture *f = *state;
+	static const char src[] = "// @kbx launch k<<<1, 1>>>(x, y, n)\nextern \"C\" __global__ void k() {}\n";
+	struct output_result outs[2];
+	struct case_result cases[3];
+	struct perf_result perf[2];
+	struct compile_result comp;
+	struct run_summary sum;
+	struct recorder *rec;
+	struct run_events ev;
+	struct db_run_detail d;
+	char hash[65], buf[256];
+	char *json;
+	long long id;
+
+	memset(outs, 0, sizeof(outs));
+	snprintf(outs[0].arg, sizeof(outs[0].arg), "y");
+	outs[0].cmp.max_abs = 0.5;
+	outs[0].cmp.max_rel = 4.0;
+	outs[0].cmp.max_ulp = 10;
+	outs[0].cmp.mismatches = 3;
+	snprintf(outs[1].arg, sizeof(outs[1].arg), "z");
+	outs[1].cmp.max_abs = 0.25;
+	outs[1].cmp.max_rel = NAN;   /* last, so that a NaN cannot hide behind a later value */
+	outs[1].cmp.max_ulp = 100;
+	outs[1].cmp.mismatches = 4;
+	fill_case(&cases[0], outs, "corner", 0, V_WRONG, 2);
+	fill_case(&cases[1], NULL, "crash", 1, V_RUNTIME_ERROR, 0);
+	cases[1].message = "illegal address";
+	fill_case(&cases[2], outs + 1, "perf[0]", -1, V_PASS, 1);
+
+	memset(perf, 0, sizeof(perf));
+	perf[0].row = 0;
+	perf[0].input_size = "{\"n\":4096}";
+	perf[0].cand = (struct sample_stats){ .median = 0.2, .p20 = 0.19, .p80 = 0.25, .min = 0.18, .n = 50 };
+	perf[0].ref = (struct sample_stats){ .median = 0.4, .n = 40 };
+	perf[0].has_ref = 1;
+	perf[0].golden_ms = 0.3;
+	perf[0].bytes = 32768;
+	perf[0].flops = -1;
+	perf[0].gbps = 0.16;
+	perf[0].tflops = 0;
+	perf[0].correct = 1;
+	perf[1].row = 1;
+	perf[1].cand = (struct sample_stats){ .median = 0.3, .p20 = 0.29, .p80 = 0.31, .min = 0.28, .n = 20 };
+	perf[1].has_ref = 0;
+	perf[1].golden_ms = -1;
+	perf[1].bytes = 100;
+	perf[1].flops = 50;
+	perf[1].gbps = 1.5;
+	perf[1].tflops = 2.5;
+
+	memset(&comp, 0, sizeof(comp));
+	comp.ok = 1;
+	comp.options = "-arch=sm_90 -std=c++17";
+	comp.log = "";
+	snprintf(comp.arch, sizeof(comp.arch), "sm_90");
+
+	memset(&sum, 0, sizeof(sum));
+	sum.verdict = V_WRONG;
+	sum.warnings = WARN(W_NONDETERMINISTIC) | WARN(W_NO_GOLDEN);
+	sum.message = "case 'corner': 7 elements differ";
+	sum.cases_total = 2;
+	sum.speedup_golden = -1;
+	sum.speedup_ref = 0.4 / 0.5;
+	sum.cand_ms_sum = 0.5;
+	sum.ref_ms_sum = 0.4;
+	sum.golden_ms_sum = -1;
+	snprintf(sum.gpu, sizeof(sum.gpu), "NVIDIA H200");
+	sum.driver_version = 12080;
+
+	rec = recorder_new(f->db, "Activation/gelu", "Activation", src, "cand.cu", 42);
+	ev = recorder_events(rec);
+	assert_ptr_equal(ev.ctx, rec);
+	ev.phase(ev.ctx, "compile", 30);
+	ev.compile(ev.ctx, &comp);
+	ev.log(ev.ctx, "hello");
+	for (int i = 0; i < 3; i++)
+		ev.case_done(ev.ctx, &cases[i]);
+	for (int i = 0; i < 2; i++)
+		ev.perf_row(ev.ctx, &perf[i]);
+	assert_int_equal(recorder_run_id(rec), 0);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+	ev.done(ev.ctx, &sum);
+	assert_int_equal(recorder_status(rec), KBX_OK);
+	assert_string_equal(recorder_error(rec), "");
+	id = recorder_run_id(rec);
+	assert_true(id > 0);
+	/* a second done() writes nothing */
+	ev.done(ev.ctx, &sum);
+	assert_int_equal(recorder_run_id(rec), id);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+	recorder_free(rec);
+
+	assert_int_equal(db_run_get(f->db, id, &d), KBX_OK);
+	assert_string_equal(d.row.task_id, "Activation/gelu");
+	assert_string_equal(d.row.category, "Activation");
+	assert_string_equal(d.row.gpu, "NVIDIA H200");
+	assert_int_equal(d.row.verdict, V_WRONG);
+	assert_string_equal(d.row.warnings, "nondeterministic,no-golden");
+	assert_true(d.row.speedup_golden < 0);
+	assert_true(fabs(d.row.speedup_ref - 0.8) < 1e-15);
+	assert_true(d.row.cand_ms == 0.5);
+	sha256_hex(src, strlen(src), hash);
+	assert_string_equal(d.row.source_hash, hash);
+	assert_string_equal(d.source, src);
+	assert_string_equal(d.message, sum.message);
+	json = run_summary_to_json(&sum);
+	assert_string_equal(d.summary_json, json);
+	free(json);
+	assert_int_equal(d.ncases, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(d.case_names[i], cases[i].name);
+		assert_int_equal(d.case_verdicts[i], cases[i].verdict);
+		json = case_result_to_json(&cases[i]);
+		assert_string_equal(d.case_json[i], json);
+		free(json);
+	}
+	assert_int_equal(d.nperf, 2);
+	assert_string_equal(d.perf[0].input_size, "{\"n\":4096}");
+	assert_true(d.perf[0].cand_ms == 0.2);
+	assert_true(d.perf[0].cand_p20 == 0.19);
+	assert_true(d.perf[0].cand_p80 == 0.25);
+	assert_true(d.perf[0].cand_min == 0.18);
+	assert_int_equal(d.perf[0].cand_n, 50);
+	assert_true(d.perf[0].ref_ms == 0.4);
+	assert_true(d.perf[0].golden_ms == 0.3);
+	assert_true(d.perf[0].gbps == 0.16);
+	assert_true(d.perf[0].tflops < 0);          /* no flops formula */
+	assert_null(d.perf[1].input_size);
+	assert_true(d.perf[1].ref_ms < 0);
+	assert_true(d.perf[1].golden_ms < 0);
+	assert_true(d.perf[1].tflops == 2.5);
+	db_run_detail_free(&d);
+
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT compile_options FROM runs"), comp.options);
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT source_path FROM runs"), "cand.cu");
+	assert_int_equal(q_int(f->db, "SELECT seed FROM runs"), 42);
+	assert_int_equal(q_int(f->db, "SELECT driver_version FROM runs"), 12080);
+	assert_int_equal(q_int(f->db, "SELECT ref_ms = 0.4 FROM runs"), 1);
+	/* per-case figures: the worst over the outputs, NaN ignored; none for a crash */
+	assert_int_equal(q_int(f->db, "SELECT max_abs = 0.5 AND max_rel = 4.0 AND max_ulp = 100 AND mismatches = 7"
+			       " FROM case_results WHERE idx = 0"), 1);
+	assert_int_equal(q_int(f->db, "SELECT max_abs IS NULL AND mismatches IS NULL FROM case_results WHERE idx = 1"), 1);
+	assert_int_equal(q_int(f->db, "SELECT max_rel IS NULL AND max_abs = 0.25 FROM case_results WHERE idx = 2"), 1);
+
+	/* a run that ends before any perf row and without a source */
+	rec = recorder_new(f->db, "Math/add", "Math", NULL, NULL, 7);
+	ev = recorder_events(rec);
+	sum.verdict = V_COMPILE_ERROR;
+	sum.cand_ms_sum = sum.ref_ms_sum = 0;
+	sum.speedup_ref = -1;
+	sum.gpu[0] = '\0';
+	ev.done(ev.ctx, &sum);
+	assert_int_equal(recorder_status(rec), KBX_OK);
+	id = recorder_run_id(rec);
+	assert_true(id > 0);
+	recorder_free(rec);
+	assert_int_equal(q_int(f->db, "SELECT cand_ms IS NULL AND ref_ms IS NULL AND source_hash IS NULL"
+			       " AND gpu IS NULL AND compile_options IS NULL FROM runs WHERE id = %lld", id), 1);
+
+	/* a failing write is reported, not lost */
+	rec = recorder_new(f->db, "Math/add", NULL, src, NULL, 7);
+	ev = recorder_events(rec);
+	ev.case_done(ev.ctx, &cases[0]);
+	ev.done(ev.ctx, &sum);
+	assert_int_not_equal(recorder_status(rec), KBX_OK);
+	assert_int_equal(recorder_run_id(rec), 0);
+	assert_true(strlen(recorder_error(rec)) > 0);
+	recorder_free(rec);
+
+	/* no done(): nothing written */
+	rec = recorder_new(f->db, "Math/sub", "Math", src, NULL, 7);
+	ev = recorder_events(rec);
+	ev.compile(ev.ctx, &comp);
+	ev.case_done(ev.ctx, &cases[0]);
+	recorder_free(rec);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_open_fresh),
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_garbage_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_atomic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_category, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_category_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_category_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recorder, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# GPU tests: every reference passes every case; every example gets the verdict its first line
+# announces; planted bugs (hang, out-of-bounds write, unwritten tail, modified input) are caught
+# with a message saying so. Skips (77) without a CUDA device.
+builddir=${KBX_BUILDDIR:-.}
+srcdir=${KBX_SRCDIR:-.}
+kbx="$builddir/kbx"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KBX_DB="$tmp/history.db"
+
+if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
+	echo "SKIP: no CUDA device"
+	cat "$tmp/doctor"
+	exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
+
+fail=0
+verdict_of() {  # task file -> verdict (and keeps the JSON in $tmp/last.json)
+	"$kbx" run "$1" "$2" --no-perf --json --launch-timeout "${3:-10}" >"$tmp/last.json" 2>"$tmp/last.err"
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/last.json" 2>/dev/null || echo none
+}
+message_of() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["message"])' "$tmp/last.json" 2>/dev/null
+}
+
+for ini in "$srcdir"/tasks/*/*/task.ini; do
+	dir=$(dirname "$ini")
+	id="$(basename "$(dirname "$dir")")/$(basename "$dir")"
+	v=$(verdict_of "$id" "$dir/reference.cu")
+	if [ "$v" = pass ]; then echo "ok   reference $id"; else echo "FAIL reference $id: $v: $(message_of)"; fail=1; fi
+	for ex in "$dir"/examples/*.cu; do
+		[ -e "$ex" ] || continue
+		want=$(sed -n 's|^// @kbx expect \([a-z_]*\).*|\1|p' "$ex" | head -1)
+		v=$(verdict_of "$id" "$ex")
+		if [ "$v" = "$want" ]; then echo "ok   example $id $(basename "$ex"): $v"
+		else echo "FAIL example $id $(basename "$ex"): got $v, expected $want: $(message_of)"; fail=1; fi
+	done
+done
+
+# Planted bugs on gelu: each must be caught for the right reason.
+planted() {  # file expected-verdict message-pattern [launch-timeout]
+	start=$(date +%s)
+	v=$(verdict_of Activation/gelu "$srcdir/tests/gpu/planted/$1" "${4:-10}")
+	m=$(message_of)
+	took=$(( $(date +%s) - start ))
+	if [ "$v" = "$2" ] && echo "$m" | grep -qE "$3"; then echo "ok   planted $1: $v ($m) in ${took}s"
+	else echo "FAIL planted $1: got $v ($m), expected $2 matching /$3/"; fail=1; fi
+}
+planted hang.cu timeout "ran past its 3 s limit" 3
+planted oob_write.cu wrong "wrote outside buffer 'y'"
+planted unwritten_tail.cu wrong "unwritten"
+planted modifies_input.cu wrong "modified input 'x'"
+planted illegal_address.cu runtime_error "ILLEGAL_ADDRESS|illegal"
+# After a timeout and a fault, the next run works in a fresh worker.
+v=$(verdict_of Activation/gelu "$srcdir/tasks/Activation/gelu/reference.cu")
+if [ "$v" = pass ]; then echo "ok   fresh worker after faults"; else echo "FAIL fresh worker after faults: $v"; fail=1; fi
+exit $fail
