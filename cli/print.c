@@ -165,8 +165,7 @@ static void tp_done(void *ctx, const struct run_summary *s)
 	if (s->speedup_golden >= 0)
 		fprintf(p->out, " · %.3gx vs golden (%s)", s->speedup_golden, s->golden_table);
 	else if (s->verdict == V_PASS && s->ref_ms_sum > 0)
-		fprintf(p->out, " · no golden speedup%s%s", s->golden_table[0] ? " for table " : " (no table for this GPU)",
-			s->golden_table);
+		fprintf(p->out, " · no golden speedup%s", s->golden_table[0] ? "" : " (no table for this GPU)");
 	if (s->speedup_ref >= 0)
 		fprintf(p->out, " · %.3gx vs reference", s->speedup_ref);
 	if (*w)
@@ -237,7 +236,10 @@ static void jp_log(void *ctx, const char *text)
 {
 	struct json_printer *p = ctx;
 
-	json_array_append_new(p->logs, json_string(text));
+	json_t *s = json_string(text);
+
+	/* A log line is not always valid UTF-8 (a compile log can carry anything). */
+	json_array_append_new(p->logs, s ? s : json_stringn_nocheck(text, strlen(text)));
 }
 
 static void jp_done(void *ctx, const struct run_summary *s)

@@ -116,9 +116,9 @@ static double nonfinite_pair(struct cmp_state *s, double c, double r, size_t idx
  * or enter the worst list. *tmax is the running maximum score of the current tile.
  */
 static inline void visit_float(struct cmp_state *s, double c, double r, size_t idx, int comp, double *tmax,
-				double ulp16)
+				double ulp)
 {
-	double d, a, ar, tol, ulp;
+	double d, a, ar, tol;
 
 	if (!isfinite(c) || !isfinite(r)) {
 		if (nonfinite_pair(s, c, r, idx, comp) > 0)
@@ -134,14 +134,16 @@ static inline void visit_float(struct cmp_state *s, double c, double r, size_t i
 	tol = s->atol + s->rtol * ar;
 	if (!(a <= tol))
 		s->mm++;
-	ulp = ulp16 >= 0 ? ulp16 : dtype_ulp_distance(s->ulp_dt, c, r);
 	if (ulp > s->max_ulp)
 		s->max_ulp = ulp;
 	if (a > s->max_abs)
 		s->max_abs = a;
 	/* NaN products (inf * 0) fall through to the exact computation */
-	if (!(a <= s->max_rel * ar))
-		s->max_rel = ar > 0 ? a / ar : INFINITY;
+	if (!(a <= s->max_rel * ar)) {
+		double rel = ar > 0 ? a / ar : INFINITY;
+		if (rel > s->max_rel)
+			s->max_rel = rel;
+	}
 	if (!(a <= *tmax * tol)) {
 		double score = tol > 0 ? a / tol : INFINITY;
 		if (score > *tmax)
@@ -204,28 +206,55 @@ struct cmp_walk {
 	}
 
 /*
- * For the 16-bit floats the ULP distance is read off the bit patterns we already hold: the same
- * ordered-key distance as dtype_ulp_distance, which would first have to round both values back
- * to 16 bits and takes longer than all the rest of the comparison.
+ * ULP distances of finite pairs are read off the bit patterns in hand: the same ordered-key
+ * distance as dtype_ulp_distance (the tests hold the two equal), without a call per element
+ * that rounds both values back to their dtype first; through that call the comparison took
+ * half as long again for f32 and twice as long for f16 and bf16.
  */
-static inline double ulp_bits16(uint16_t a, uint16_t b)
+static inline double key_dist(int64_t ka, int64_t kb)
 {
-	int ka = a & 0x8000 ? -(int)(a & 0x7FFF) : (int)a;
-	int kb = b & 0x8000 ? -(int)(b & 0x7FFF) : (int)b;
-
-	return ka > kb ? ka - kb : kb - ka;
+	return (double)(ka >= kb ? (uint64_t)ka - (uint64_t)kb : (uint64_t)kb - (uint64_t)ka);
 }
 
-#define VISIT_DIRECT(s, c, r, e, k, tm) visit_float(s, (double)(c), (double)(r), e, k, tm, -1)
-#define VISIT_F16(s, c, r, e, k, tm) visit_float(s, f16_to_f32(c), f16_to_f32(r), e, k, tm, ulp_bits16(c, r))
-#define VISIT_BF16(s, c, r, e, k, tm) visit_float(s, bf16_to_f32(c), bf16_to_f32(r), e, k, tm, ulp_bits16(c, r))
+static inline int64_t key_of(uint64_t bits, uint64_t sign)
+{
+	return bits & sign ? -(int64_t)(bits & (sign - 1)) : (int64_t)bits;
+}
+
+static inline double ulp_f16bits(uint16_t a, uint16_t b)
+{
+	return key_dist(key_of(a, 0x8000), key_of(b, 0x8000));
+}
+
+static inline double ulp_f32(float a, float b)
+{
+	uint32_t ua, ub;
+
+	memcpy(&ua, &a, sizeof(ua));
+	memcpy(&ub, &b, sizeof(ub));
+	return key_dist(key_of(ua, 1ULL << 31), key_of(ub, 1ULL << 31));
+}
+
+static inline double ulp_f64(double a, double b)
+{
+	uint64_t ua, ub;
+
+	memcpy(&ua, &a, sizeof(ua));
+	memcpy(&ub, &b, sizeof(ub));
+	return key_dist(key_of(ua, 1ULL << 63), key_of(ub, 1ULL << 63));
+}
+
+#define VISIT_F32(s, c, r, e, k, tm) visit_float(s, c, r, e, k, tm, ulp_f32(c, r))
+#define VISIT_F64(s, c, r, e, k, tm) visit_float(s, c, r, e, k, tm, ulp_f64(c, r))
+#define VISIT_F16(s, c, r, e, k, tm) visit_float(s, f16_to_f32(c), f16_to_f32(r), e, k, tm, ulp_f16bits(c, r))
+#define VISIT_BF16(s, c, r, e, k, tm) visit_float(s, bf16_to_f32(c), bf16_to_f32(r), e, k, tm, ulp_f16bits(c, r))
 #define VISIT_INT(s, c, r, e, k, tm) visit_int(s, (long long)(c), (long long)(r), e, k, tm)
 
-CMP_LOOP(loop_f32, float, 1, VISIT_DIRECT)
-CMP_LOOP(loop_f64, double, 1, VISIT_DIRECT)
+CMP_LOOP(loop_f32, float, 1, VISIT_F32)
+CMP_LOOP(loop_f64, double, 1, VISIT_F64)
 CMP_LOOP(loop_f16, uint16_t, 1, VISIT_F16)
 CMP_LOOP(loop_bf16, uint16_t, 1, VISIT_BF16)
-CMP_LOOP(loop_c64, float, 2, VISIT_DIRECT)
+CMP_LOOP(loop_c64, float, 2, VISIT_F32)
 CMP_LOOP(loop_i8, int8_t, 1, VISIT_INT)
 CMP_LOOP(loop_u8, uint8_t, 1, VISIT_INT)
 CMP_LOOP(loop_i16, int16_t, 1, VISIT_INT)

@@ -10,6 +10,21 @@
  * The result keeps the worst elements (by |err| / (atol + rtol*|r|), NaN/Inf mismatches first)
  * with their coordinates, the maximum ULP error, and a coarse map of the error over tiles of the
  * last two dimensions (at most CMP_TILES x CMP_TILES), for the diff heatmap.
+ *
+ * Details a reader of the result may need:
+ * - worst[] holds only elements with a positive score (none when the output is exact), highest
+ *   first; equal scores keep index order. Coordinates are row-major over the shape; a shape of
+ *   more than CMP_MAX_DIMS dims has its leading dims folded into coord[0].
+ * - A NaN mismatch has abs_err = rel_err = NaN, an infinity mismatch inf; both score inf.
+ *   Integer mismatches score inf too (the tolerance is 0) and rank among themselves by abs_err.
+ * - max_abs, max_rel, max_ulp and the metrics cover the pairs where both are finite. rel_err is
+ *   inf where the reference is 0 and the error is not. cosine of two zero vectors is 1, of one
+ *   zero vector 0; l1_relative is inf when sum|r| = 0 < sum|c - r|.
+ * - Integer and bool outputs are compared as raw values: a bool byte the kernel never wrote
+ *   (still poison) does not pass for true.
+ * - Tiles: 2-D and up over the last two dims (max over the leading ones); 1-D is one row of tiles;
+ *   0-d one tile; an empty output none (tile_rows = tile_cols = 0). Each tile is tile_h x tile_w
+ *   elements (the last row and column of tiles may be cut short) and holds the max score in it.
  */
 #ifndef KBX_COMPARE_H
 #define KBX_COMPARE_H
@@ -48,9 +63,14 @@ struct cmp_result {
 	float tiles[CMP_TILES * CMP_TILES]; /* max score per tile, row-major */
 };
 
-/* Effective tolerance for an output dtype under a task's tolerance section. */
+/* Effective tolerance for an output dtype under a task's tolerance section (NULL = defaults):
+ * the task's rtol/atol where >= 0, else the dtype's default (f16/bf16 5e-3, f32/f64/c64 1e-5).
+ * Integer and bool outputs get 0/0 whatever the task says: a [tolerance] is written for the
+ * float outputs, and an index output beside them (topk, argmax) must still match exactly. */
 void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol, double *atol);
 
+/* Compare n = prod(shape) elements of dtype dt (ndim 0: one element; shape may then be NULL).
+ * One pass, no allocation. */
 void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
 		     const struct tolerance *tol, struct cmp_result *out);
 

@@ -43,7 +43,9 @@ int dtype_is_float(enum dtype dt);
 int dtype_components(enum dtype dt);
 
 /* Element i (component c for c64) as a double; set rounds to nearest even for floats and
- * saturates then truncates toward zero for integers (bool: v != 0). */
+ * saturates then truncates toward zero for integers (NaN: 0; bool: v != 0). get of a bool
+ * returns the stored byte as it is (0xA5 poison reads as 165, not as true). f16/bf16 are
+ * rounded from the double in one step (no double rounding through f32). */
 double dtype_get(enum dtype dt, const void *base, size_t i, int c);
 void dtype_set(enum dtype dt, void *base, size_t i, int c, double v);
 
@@ -52,8 +54,10 @@ uint16_t f32_to_f16(float f);
 float bf16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);
 
-/* Distance in units in the last place between a and b in dtype dt (floats only; 0 for ints).
- * NaN against non-NaN and opposite infinities give INFINITY. */
+/* Distance in units in the last place between a and b in dtype dt (floats only; 0 for ints):
+ * both are rounded to dt, then the number of representable values between them is counted
+ * (-0 and +0 are one value; c64 compares one f32 component). NaN against NaN gives 0, NaN
+ * against non-NaN and opposite infinities give INFINITY. */
 double dtype_ulp_distance(enum dtype dt, double a, double b);
 
 #endif

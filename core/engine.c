@@ -487,7 +487,7 @@ static enum kbx_status marshal(const struct run *r, const struct program *p, con
 			enum kbx_status st = expr_eval(a->expr, env, &v, &col);
 
 			if (st)
-				return kbx_wrap(st, "%s line %d column %d", p->role, l->line, a->col + col);
+				return kbx_wrap(st, "%s line %d column %d", p->role, l->line, a->expr_col + col);
 			dt = a->cast;
 		}
 		switch (dt) {
@@ -1349,6 +1349,19 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			ngolden = 0;
 		}
 	}
+	for (i = 0; grows && i < ngolden; i++) {
+		struct problem pb;
+
+		if (problem_from_perf(t, i, &pb))
+			break;
+		if (!pb.input_size || !golden_size_matches(pb.input_size, grows[i].input_size)) {
+			emit_log(r, "golden table '%s' row %d times input_size %s, the task's row is %s: no speedup vs golden",
+				 golden_gpu(golden), i + 1, grows[i].input_size, pb.input_size ? pb.input_size : "?");
+			grows = NULL;
+			ngolden = 0;
+		}
+		problem_free(&pb);
+	}
 	if (!grows)
 		r->sum.warnings |= WARN(W_NO_GOLDEN);
 	{
@@ -1398,6 +1411,9 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		r->sum.ref_ms_sum = ref;
 		if (cand > 0)
 			r->sum.speedup_ref = ref / cand;
+		if (grows && first > 0)
+			emit_log(r, "speedup vs golden needs every perf row; %d of %d were timed", t->perf.nrows - first,
+				 t->perf.nrows);
 		if (grows && all_timed && cand > 0 && first == 0) {
 			r->sum.golden_ms_sum = gold;
 			r->sum.speedup_golden = gold / cand;

@@ -26,6 +26,11 @@ const char *golden_gpu(const struct golden_table *t);
 /* The rows of a task (borrowed from the table). KBX_ENOTFOUND when the task has none. */
 enum kbx_status golden_rows(const struct golden_table *t, const char *task_name,
 			    const struct golden_row **rows, int *nrows);
+/* Whether a task's input_size (compact JSON) names the same workload as a golden row's. The
+ * tables from the KernelBenchX repository wrap a single-tensor row in one more list ([[4096]])
+ * than the H200 table does ([4096]); both are accepted. */
+int golden_size_matches(const char *ours, const char *golden);
+
 /* Names of the tables present ("4090", "a100", ...); caller frees the array and strings. */
 int golden_list(const char *tasks_root, char ***names);
 

@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,13 +124,16 @@ static enum kbx_status line_error(const struct line_parser *lp, size_t pos, cons
 /* What stands at pos, for "but found ...". */
 static void describe(const struct line_parser *lp, size_t pos, char *buf, size_t size)
 {
-	unsigned char c = (unsigned char)lp->line[pos];
-	size_t n = 0;
+	unsigned char c;
+	size_t n;
 
 	if (pos >= lp->len) {
 		snprintf(buf, size, "the end of the line");
-	} else if (match_at(lp, lp->re->ident, pos, NULL)) {
-		n = match_at(lp, lp->re->ident, pos, NULL);
+		return;
+	}
+	c = (unsigned char)lp->line[pos];
+	n = match_at(lp, lp->re->ident, pos, NULL);
+	if (n) {
 		snprintf(buf, size, "'%.*s'", (int)(n > 32 ? 32 : n), lp->line + pos);
 	} else if (c < 0x20 || c >= 0x7f) {
 		snprintf(buf, size, "byte 0x%02x", c);
@@ -289,7 +293,7 @@ static enum kbx_status take_expr(const struct line_parser *lp, struct span s, co
 /* GRID or BLOCK: an expression or dim3(x[, y[, z]]). */
 static enum kbx_status parse_dims(const struct line_parser *lp, struct span s, const char *what, char *dims[3])
 {
-	struct span t = trim(lp, s), g, pieces[MAX_PIECES];
+	struct span t = trim(lp, s), g = { 0, 0 }, pieces[MAX_PIECES];
 	size_t m, open, close;
 	enum kbx_status st;
 	char buf[64];
@@ -332,7 +336,7 @@ static enum kbx_status parse_arg(const struct line_parser *lp, struct span s, st
 		const char *name;
 		enum dtype dt;
 	} casts[] = { { "i32", DT_I32 }, { "i64", DT_I64 }, { "f32", DT_F32 }, { "f64", DT_F64 } };
-	struct span t = trim(lp, s), g;
+	struct span t = trim(lp, s), g = { 0, 0 };
 	size_t m, open, close, i;
 	char found[64];
 
@@ -368,6 +372,7 @@ static enum kbx_status parse_arg(const struct line_parser *lp, struct span s, st
 	if (close + 1 != t.end)
 		return expected(lp, skip_blank(lp, close + 1), "',' or ')' after the cast");
 	arg->cast = casts[i].dt;
+	arg->expr_col = (int)trim(lp, (struct span){ open + 1, close }).start + 1;
 	return take_expr(lp, (struct span){ open + 1, close }, "an expression to cast", &arg->expr);
 }
 

@@ -6,9 +6,13 @@
  *
  * GRID and BLOCK are an expression or dim3(x[, y[, z]]); missing dims are "1". ARG is a name
  * (task arg or scratch) or a cast of an expression: i32(e), i64(e), f32(e), f64(e).
- * Expressions are kept as text and evaluated per case (expr.h). Parsing uses PCRE2; an error
- * returns KBX_EPARSE with "'PATH' line L column C: what was expected".
- * A source without any launch line is an error that says so.
+ * Expressions are kept as text and evaluated per case (expr.h); their syntax is checked here
+ * (expr_check), so a typo is reported on its line. Parsing uses PCRE2; an error returns
+ * KBX_EPARSE with "'PATH' line L column C: what was expected" (columns 1-based, in bytes).
+ * A directive line is one whose first non-blank characters are `//`, optional blanks, `@kbx`.
+ * `// @kbx expect ...` (the verdict line of an example candidate) is accepted and ignored; any other
+ * word after `@kbx` is an error naming it. A scratch name declared twice is an error.
+ * A source without any launch line is an error that says so. On error *out is left empty.
  */
 #ifndef KBX_LAUNCH_H
 #define KBX_LAUNCH_H
@@ -21,6 +25,8 @@ struct launch_arg {
 	enum dtype cast;  /* for a cast: DT_I32, DT_I64, DT_F32 or DT_F64 */
 	char *expr;       /* for a cast: the expression */
 	int col;          /* 1-based column in the source line */
+	int expr_col;     /* for a cast: 1-based column where expr starts (add expr_eval's
+			   * 0-based err_col to point at an error inside it) */
 };
 
 struct launch {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -37,7 +38,7 @@ const char *nvrtc_cuda_include(void)
 
 /* ------------------------------------------------------------------ options ---- */
 
-#define MAX_OPTIONS 8
+#define MAX_OPTIONS 10
 
 /* Fill argv with kbx's options; the strings that had to be built go to owned[] (free them). */
 static int build_options(int arch, const char *cuda_include, const char *kbx_include, const char **argv,
@@ -50,10 +51,26 @@ static int build_options(int arch, const char *cuda_include, const char *kbx_inc
 	argv[n++] = owned[0];
 	argv[n++] = "-std=c++17";
 	argv[n++] = "-default-device";
-	argv[n++] = "-no-source-include";
+	/*
+	 * No -no-source-include: NVRTC 13 applies it to headers too, so the toolkit's own quoted
+	 * includes of sibling files break (<mma.h> -> "mma.hpp", <cooperative_groups.h> ->
+	 * "info.h"). The include gate keeps the candidate's quoted includes to "kbx/...".
+	 */
 	if (cuda_include && *cuda_include) {
+		struct stat sb;
+		char *cccl = xasprintf("%s/cccl", cuda_include);
+
 		owned[*nowned] = xasprintf("--include-path=%s", cuda_include);
 		argv[n++] = owned[(*nowned)++];
+		/*
+		 * CUDA 13 moved libcu++, CUB and Thrust to include/cccl, which nvcc searches by
+		 * itself but NVRTC does not; <cooperative_groups.h> needs <cuda/std/...> from there.
+		 */
+		if (stat(cccl, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			owned[*nowned] = xasprintf("--include-path=%s", cccl);
+			argv[n++] = owned[(*nowned)++];
+		}
+		free(cccl);
 	}
 	if (kbx_include && *kbx_include) {
 		owned[*nowned] = xasprintf("--include-path=%s", kbx_include);
@@ -561,7 +578,7 @@ int nvrtc_source_includes_ok(const char *src, char **why)
  *     ptxas application ptx input, line 25; error   : Unknown modifier '.instr'
  *     2 errors detected in the compilation of "cand.cu".
  */
-enum { RE_FILE, RE_END, RE_TOOL, RE_BARE, RE_CARET, RE_COUNT };
+enum { RE_FILE, RE_END, RE_TOOL, RE_BARE, RE_CARET, RE_SUMMARY, RE_COUNT };
 
 static const char *const re_src[RE_COUNT] = {
 	[RE_FILE] = "^(.+?)\\((\\d{1,9})\\): (catastrophic error|fatal error|internal error|command-line error|"
@@ -573,6 +590,9 @@ static const char *const re_src[RE_COUNT] = {
 	[RE_BARE] = "^(catastrophic error|fatal error|internal error|command-line error|error|warning|remark|note)"
 		    "(?: #(\\d{1,6}(?:-[A-Z])?))?: (.*)$",
 	[RE_CARET] = "^  [ \\t]*\\^\\s*$",
+	/* lines that close the open diagnostic without belonging to it */
+	[RE_SUMMARY] = "^(?:\\d+ (?:catastrophic )?(?:errors?|warnings?) detected in the compilation of|"
+		       "Compilation terminated\\.|Remark: |Error limit reached\\.)",
 };
 
 static pthread_once_t re_once = PTHREAD_ONCE_INIT;
@@ -655,6 +675,7 @@ struct diag_builder {
 	struct sbuf msg;
 	int cont;               /* continuation lines taken */
 	int open;               /* a diagnostic is collecting continuation lines */
+	int takes_cont;         /* ptxas and option errors have none: what follows is not theirs */
 	int echo_seen;          /* the previous continuation line could be the source echo */
 };
 
@@ -669,7 +690,7 @@ static void finish(struct nvrtc_diag *d, struct diag_builder *b)
 int nvrtc_parse_log(const char *log, struct nvrtc_diag **out)
 {
 	struct nvrtc_diag *d = NULL, *cur;
-	struct diag_builder b = { SBUF_INIT, 0, 0, 0 };
+	struct diag_builder b = { .msg = SBUF_INIT };
 	struct match m;
 	size_t cap = 0, n = 0, len;
 	const char *p, *e;
@@ -684,7 +705,7 @@ int nvrtc_parse_log(const char *log, struct nvrtc_diag **out)
 	for (p = log; *p; p = *e ? e + 1 : e) {
 		const char *sev = NULL;
 		char *file = NULL, *text = NULL, *code = NULL;
-		int line = 0, ptx_line = 0;
+		int line = 0, ptx_line = 0, takes_cont = 1;
 
 		e = strchr(p, '\n');
 		if (!e)
@@ -725,6 +746,7 @@ int nvrtc_parse_log(const char *log, struct nvrtc_diag **out)
 			free(word);
 			file = xstrdup("");
 			code = xstrdup("");
+			takes_cont = 0;
 			ptx_line = group_set(&m, 1) ? group_int(&m, 1) : 0;
 			text = group(&m, 3);
 		} else if (re_match(&m, RE_BARE, p, len)) {
@@ -753,6 +775,7 @@ int nvrtc_parse_log(const char *log, struct nvrtc_diag **out)
 			free(text);
 			free(code);
 			b.open = 1;
+			b.takes_cont = takes_cont;
 			b.cont = 0;
 			b.echo_seen = 0;
 			continue;
@@ -761,7 +784,7 @@ int nvrtc_parse_log(const char *log, struct nvrtc_diag **out)
 		/* Not a diagnostic line: a continuation of the open one, or noise between them. */
 		if (!n || !b.open)
 			continue;
-		if (len == 0) {
+		if (len == 0 || !b.takes_cont || re_match(&m, RE_SUMMARY, p, len)) {
 			finish(&d[n - 1], &b);
 			continue;
 		}

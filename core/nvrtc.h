@@ -2,9 +2,17 @@
  * nvrtc.h - compile CUDA C++ to a cubin with NVRTC (no GPU needed).
  *
  * Options are fixed by kbx: -arch=sm_XY for the device (sm_90 without one), -std=c++17,
- * --include-path for the CUDA include dir and tasks/include only, -default-device,
- * -no-source-include (a quoted #include is not looked up next to the source). The options
- * string is part of the compile-cache key.
+ * -default-device, -lineinfo, --include-path for the CUDA include dir (and its cccl/ folder
+ * where there is one: CUDA 13 keeps libcu++, which <cooperative_groups.h> needs, there) and
+ * tasks/include only. The options string is part of the compile-cache key.
+ *
+ * Not -no-source-include: NVRTC 13 applies it to every header as well, which breaks the
+ * toolkit's own quoted includes of sibling files (<mma.h> includes "mma.hpp",
+ * <cooperative_groups.h> "info.h"). Without it, a quoted include is looked up first next to the
+ * source: in the directory part of `name`, or the current directory for a bare name. The
+ * include gate below lets only "kbx/..." through in quotes, so the one thing left is a kbx/
+ * folder there shadowing tasks/include/kbx: pass a bare name and compile from a directory
+ * without one (or write <kbx/...>).
  *
  * Diagnostics in the log ("name(12): error: ...", "name(3): warning #177-D: ...") are parsed into
  * file, line, column (when given), severity and message.

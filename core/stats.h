@@ -14,11 +14,16 @@ struct sample_stats {
 	int n;
 };
 
-/* Sorts a copy; xs untouched. */
+/* Sorts a copy; xs untouched. stddev is the sample one (n - 1), 0 for one sample; with no
+ * samples every figure is NaN and n is 0. */
 void stats_summarize(const double *xs, int n, struct sample_stats *out);
+/* q clamped to [0, 1]; NaN when n <= 0. */
 double stats_quantile_sorted(const double *sorted, int n, double q);
 
-/* Kolmogorov-Smirnov statistic of samples against U(0, 1), and its asymptotic p-value. */
+/* Kolmogorov-Smirnov statistic D of samples against U(0, 1) (exact, over the sorted samples;
+ * values outside [0, 1] count as 0 or 1), and, when p_value is not NULL, its asymptotic p-value
+ * Q_KS((sqrt(n) + 0.12 + 0.11/sqrt(n)) D) (Stephens' correction). No samples: D = 0, p = 1;
+ * any NaN sample: D = 1, p = 0. */
 double stats_ks_uniform(const double *xs, size_t n, double *p_value);
 
 #endif

@@ -357,6 +357,7 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 				return kbx_error(KBX_EPARSE,
 						 "unknown verifier '%s' in '%s' line %d (expected elementwise or distribution)", v,
 						 path, e->line);
+			free(t->verifier);
 			t->verifier = xstrdup(v);
 		} else {
 			return kbx_error(KBX_EPARSE,
@@ -386,7 +387,7 @@ static enum kbx_status parse_shape(const char *path, const struct raw_entry *e, 
 				   struct task_arg *a)
 {
 	size_t len = strlen(text);
-	const char *p, *start;
+	const char *p, *start, *end = text + len - 1;
 	int depth = 0, cap = 0;
 
 	if (len < 2 || text[0] != '[' || text[len - 1] != ']')
@@ -395,15 +396,12 @@ static enum kbx_status parse_shape(const char *path, const struct raw_entry *e, 
 	p = text + 1;
 	while (isspace((unsigned char)*p))
 		p++;
-	if (p == text + len - 1)
+	if (p == end)
 		return KBX_OK;
 	start = p;
 	for (;; p++) {
-		if (*p == '(' || *p == '[') {
-			depth++;
-		} else if ((*p == ')' || *p == ']') && depth > 0) {
-			depth--;
-		} else if ((*p == ',' && depth == 0) || p == text + len - 1) {
+		/* the closing ']' ends the last dimension whatever the depth: unbalanced is caught below */
+		if (p == end || (*p == ',' && depth == 0)) {
 			char *dim = str_trim(xstrndup(start, (size_t)(p - start)));
 
 			if (!*dim) {
@@ -418,12 +416,16 @@ static enum kbx_status parse_shape(const char *path, const struct raw_entry *e, 
 			}
 			XGROW(a->shape, a->ndim + 1, cap);
 			a->shape[a->ndim++] = dim;
-			if (p == text + len - 1)
+			if (p == end)
 				break;
 			start = p + 1;
-		} else if (*p == ']' || *p == ')') {
-			return kbx_error(KBX_EPARSE, "unbalanced '%c' in the shape of '%s' in '%s' line %d", *p, e->key,
-					 path, e->line);
+		} else if (*p == '(' || *p == '[') {
+			depth++;
+		} else if (*p == ')' || *p == ']') {
+			if (depth == 0)
+				return kbx_error(KBX_EPARSE, "unbalanced '%c' in the shape of '%s' in '%s' line %d", *p,
+						 e->key, path, e->line);
+			depth--;
 		}
 	}
 	if (depth != 0)

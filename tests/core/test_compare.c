@@ -488,6 +488,59 @@ static void test_ulp(void **state)
 	assert_true(res.worst[0].ulp == 4);
 }
 
+static uint64_t rng(void);
+
+/* The comparison reads ULPs off the bits itself; it must agree with dtype_ulp_distance. */
+static void test_ulp_matches_dtype(void **state)
+{
+	long long one[1] = { 1 };
+	struct cmp_result res;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t x = rng(), y = rng();
+		int kind = i % 4;
+		/* half the pairs close together, half anywhere, signs mixed */
+		if (i % 8 < 4)
+			y = x ^ (rng() & 0xFF) ^ ((rng() & 1) << 63);
+		switch (kind) {
+		case 0: {
+			uint32_t a = (uint32_t)x, b = (uint32_t)y;
+			float fa, fb;
+			memcpy(&fa, &a, 4);
+			memcpy(&fb, &b, 4);
+			if (!isfinite(fa) || !isfinite(fb))
+				continue;
+			compare_buffers(DT_F32, &fa, &fb, one, 1, &default_tol, &res);
+			assert_true(res.max_ulp == dtype_ulp_distance(DT_F32, fa, fb));
+			break;
+		}
+		case 1: {
+			double da, db;
+			memcpy(&da, &x, 8);
+			memcpy(&db, &y, 8);
+			if (!isfinite(da) || !isfinite(db))
+				continue;
+			compare_buffers(DT_F64, &da, &db, one, 1, &default_tol, &res);
+			assert_true(res.max_ulp == dtype_ulp_distance(DT_F64, da, db));
+			break;
+		}
+		case 2:
+		case 3: {
+			uint16_t a = (uint16_t)x, b = (uint16_t)y;
+			enum dtype dt = kind == 2 ? DT_F16 : DT_BF16;
+			double va = kind == 2 ? f16_to_f32(a) : bf16_to_f32(a);
+			double vb = kind == 2 ? f16_to_f32(b) : bf16_to_f32(b);
+			if (!isfinite(va) || !isfinite(vb))
+				continue;
+			compare_buffers(dt, &a, &b, one, 1, &default_tol, &res);
+			assert_true(res.max_ulp == dtype_ulp_distance(dt, va, vb));
+			break;
+		}
+		}
+	}
+}
+
 static void test_bitwise(void **state)
 {
 	float a[3] = { 1, 2, NAN }, b[3] = { 1, 2, NAN };
@@ -608,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_worst_truncated),
 		cmocka_unit_test(test_tiles),
 		cmocka_unit_test(test_ulp),
+		cmocka_unit_test(test_ulp_matches_dtype),
 		cmocka_unit_test(test_bitwise),
 		cmocka_unit_test(test_random_against_naive),
 	};

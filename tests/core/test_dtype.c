@@ -469,7 +469,7 @@ static void test_ulp_f64(void **state)
 	assert_true(dtype_ulp_distance(DT_F64, -DBL_TRUE_MIN, DBL_TRUE_MIN) == 2);
 	assert_true(dtype_ulp_distance(DT_F64, -0.0, DBL_TRUE_MIN) == 1);
 	/* the widest span, which does not fit in int64 */
-	assert_true(dtype_ulp_distance(DT_F64, -DBL_MAX, DBL_MAX) == 2.0 * 0x7fefffffffffffffULL);
+	assert_true(dtype_ulp_distance(DT_F64, -DBL_MAX, DBL_MAX) == (double)(2 * 0x7fefffffffffffffULL));
 	assert_true(dtype_ulp_distance(DT_F64, -INFINITY, DBL_MAX) > 1.8e19);
 	assert_true(isinf(dtype_ulp_distance(DT_F64, -INFINITY, INFINITY)));
 	assert_true(isinf(dtype_ulp_distance(DT_F64, NAN, INFINITY)));

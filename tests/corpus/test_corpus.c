@@ -207,26 +207,44 @@ static void test_every_category_has_an_example(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* KernelBenchX's own tables wrap a single-tensor row in one more list ([[4096]]) than the H200
- * table does ([4096]); both name the same workload. */
-static int same_size(const char *ours, const char *golden)
+/* The H200 table was measured with exactly these workloads: every task must line up with it row
+ * by row. The other tables come from KernelBenchX versions whose workloads sometimes differ (a
+ * different layout of the same sizes); kbx then gives no golden speedup on that GPU, so those are
+ * listed, and a task whose rows differ from every table fails. */
+static int rows_match(const struct task *t, const struct golden_row *rows, int n, const char *gpu, int verbose)
 {
-	size_t n = strlen(ours);
+	int r, ok = 1;
 
-	if (!strcmp(ours, golden))
-		return 1;
-	return strlen(golden) == n + 2 && golden[0] == '[' && golden[n + 1] == ']' && !strncmp(golden + 1, ours, n) &&
-	       ours[0] == '[' && ours[1] != '[';
+	if (n != t->perf.nrows) {
+		if (verbose)
+			fprintf(stderr, "%s: %d perf rows, golden %s has %d\n", t->id, t->perf.nrows, gpu, n);
+		return 0;
+	}
+	for (r = 0; r < n && ok; r++) {
+		struct problem p;
+
+		if (problem_from_perf(t, r, &p) != KBX_OK)
+			return 0;
+		if (!p.input_size || !golden_size_matches(p.input_size, rows[r].input_size)) {
+			if (verbose)
+				fprintf(stderr, "%s row %d: input_size %s, golden %s has %s\n", t->id, r,
+					p.input_size ? p.input_size : "(none)", gpu, rows[r].input_size);
+			ok = 0;
+		}
+		problem_free(&p);
+	}
+	return ok;
 }
 
 static void test_golden_rows_line_up(void **state)
 {
-	int g, i, r, bad = 0, checked = 0;
+	int g, i, bad = 0, checked = 0, differ = 0;
 
 	(void)state;
 	assert_true(ngpus >= 7);
 	for (g = 0; g < ngpus; g++) {
 		struct golden_table *tab;
+		int h200 = !strcmp(gpus[g], "h200");
 
 		assert_int_equal(golden_load(root(), gpus[g], &tab), KBX_OK);
 		for (i = 0; i < cat.ntasks; i++) {
@@ -234,34 +252,38 @@ static void test_golden_rows_line_up(void **state)
 			const struct golden_row *rows;
 			int n;
 
-			if (golden_rows(tab, t->name, &rows, &n) != KBX_OK)
+			if (golden_rows(tab, t->name, &rows, &n) != KBX_OK) {
+				if (h200 && t->perf.nrows) {
+					fprintf(stderr, "%s: missing from the h200 table\n", t->id);
+					bad++;
+				}
 				continue;
+			}
 			checked++;
-			if (n != t->perf.nrows) {
-				fprintf(stderr, "%s: %d perf rows, golden %s has %d\n", t->id, t->perf.nrows, gpus[g], n);
-				bad++;
+			if (rows_match(t, rows, n, gpus[g], 1))
 				continue;
-			}
-			for (r = 0; r < n; r++) {
-				struct problem p;
-
-				if (problem_from_perf(t, r, &p) != KBX_OK) {
-					bad++;
-					break;
-				}
-				if (!p.input_size || !same_size(p.input_size, rows[r].input_size)) {
-					fprintf(stderr, "%s row %d: input_size %s, golden %s has %s\n", t->id, r,
-						p.input_size ? p.input_size : "(none)", gpus[g], rows[r].input_size);
-					bad++;
-				}
-				problem_free(&p);
-			}
+			if (h200)
+				bad++;
+			else
+				differ++;
 		}
 		golden_free(tab);
 	}
-	fprintf(stderr, "%d task tables checked against golden rows\n", checked);
+	fprintf(stderr, "%d task tables checked against golden rows; %d from older KernelBenchX workloads differ\n",
+		checked, differ);
 	assert_true(checked > 0);
 	assert_int_equal(bad, 0);
+}
+
+static void test_golden_size_matching(void **state)
+{
+	(void)state;
+	assert_true(golden_size_matches("[4096]", "[4096]"));
+	assert_true(golden_size_matches("[4096]", "[[4096]]"));
+	assert_true(golden_size_matches("[[4096],[4096]]", "[[4096],[4096]]"));
+	assert_false(golden_size_matches("[[4096],[4096]]", "[[[4096],[4096]]]"));
+	assert_false(golden_size_matches("[4096]", "[8192]"));
+	assert_false(golden_size_matches("[2,64,100]", "[[64,100],[64,100]]"));
 }
 
 int main(void)
@@ -272,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_sources_compile),
 		cmocka_unit_test(test_every_category_has_an_example),
 		cmocka_unit_test(test_golden_rows_line_up),
+		cmocka_unit_test(test_golden_size_matching),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

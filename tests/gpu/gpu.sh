@@ -53,6 +53,8 @@ planted oob_write.cu wrong "wrote outside buffer 'y'"
 planted unwritten_tail.cu wrong "unwritten"
 planted modifies_input.cu wrong "modified input 'x'"
 planted illegal_address.cu runtime_error "ILLEGAL_ADDRESS|illegal"
+planted abi_mismatch.cu abi_error "parameter 3 \('n'\) is 4 bytes but the launch passes 8 bytes"
+planted missing_kernel.cu abi_error "defines no extern \"C\" __global__ function"
 # After a timeout and a fault, the next run works in a fresh worker.
 v=$(verdict_of Activation/gelu "$srcdir/tasks/Activation/gelu/reference.cu")
 if [ "$v" = pass ]; then echo "ok   fresh worker after faults"; else echo "FAIL fresh worker after faults: $v"; fail=1; fi

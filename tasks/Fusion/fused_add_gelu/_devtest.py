@@ -159,7 +159,7 @@ def run_cu(path, args, env, inputs, timing=0):
         calls.append((fn, grid, block, tuple(cargs), shm, cooperative))
     def go():
         for fn, grid, block, cargs, shm, co in calls:
-            fn(grid, block, cargs, shared_mem=shm, enable_cooperative_groups=co)
+            fn(grid, block, cargs, shared_mem=shm)
     go(); torch.cuda.synchronize()
     ms = None
     if timing:

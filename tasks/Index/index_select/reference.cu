@@ -3,6 +3,8 @@
 // with (outer, m, inner) = (1, d0, d1*d2), (d0, d1, d2) or (d0*d1, d2, 1) for dim 0, 1, 2.
 // A gather copy, memory bound: one output element per thread in a grid-stride loop, so consecutive
 // threads write consecutive outputs (coalesced) and read consecutive inputs whenever inner > 1.
+// When inner is a multiple of 4 every slice starts 16-byte aligned and the copy moves float4s
+// (a quarter of the index arithmetic and of the memory instructions).
 
 // @kbx launch index_select_f32<<<max(1, min(cdiv(y0 * y1 * y2, 256), sms * 32)), 256>>>(x, index, y, d0, d1, d2, k, dim)
 
@@ -24,14 +26,28 @@ extern "C" __global__ void index_select_f32(const float *__restrict__ x, const l
 		m = d2;
 		inner = 1;
 	}
-	long long total = outer * k * inner;
 	long long stride = (long long)gridDim.x * blockDim.x;
-	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+	long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if ((inner & 3) == 0) {
+		long long inner4 = inner / 4;
+		long long total4 = outer * k * inner4;
+		const float4 *x4 = reinterpret_cast<const float4 *>(x);
+		float4 *y4 = reinterpret_cast<float4 *>(y);
+		for (long long i = first; i < total4; i += stride) {
+			long long b = i % inner4;
+			long long row = i / inner4; /* a * k + j */
+			long long j = row % k;
+			long long a = row / k;
+			y4[i] = x4[(a * m + index[j]) * inner4 + b];
+		}
+		return;
+	}
+	long long total = outer * k * inner;
+	for (long long i = first; i < total; i += stride) {
 		long long b = i % inner;
 		long long row = i / inner; /* a * k + j */
 		long long j = row % k;
 		long long a = row / k;
-		long long src = index[j];
-		y[i] = x[(a * m + src) * inner + b];
+		y[i] = x[(a * m + index[j]) * inner + b];
 	}
 }
