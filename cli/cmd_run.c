@@ -27,6 +27,7 @@ static const char run_usage[] =
 	"  --seed N               input seed (default 0)\n"
 	"  --no-perf              verify only\n"
 	"  --rows N               time only the last (largest) N perf rows\n"
+	"  --case NAME            run only this correctness case (no perf)\n"
 	"  --device N             CUDA device ordinal (default 0)\n"
 	"  --warmup MS            do_bench warm-up per row (default 25)\n"
 	"  --rep MS               do_bench repetition time per row (default 100)\n"
@@ -56,7 +57,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' }, { "warmup", required_argument, NULL, 'w' },
 		{ "rep", required_argument, NULL, 'R' }, { "launch-timeout", required_argument, NULL, 'L' },
 		{ "compile-timeout", required_argument, NULL, 'C' }, { "no-history", no_argument, NULL, 'n' },
-		{ "save-cubin", required_argument, NULL, 'S' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
 	struct text_printer tp = { 0 };
@@ -90,6 +91,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'n': c->no_history = 1; break;
 		case 'v': tp.verbose = 1; break;
 		case 'S': save_cubin = optarg; break;
+		case 'c': req.only_case = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return 2;
 		}
@@ -165,6 +167,87 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ export ---- */
+
+static const char export_usage[] =
+	"usage: kbx export TASK [FILE] --dir DIR [--case NAME] [--seed N]\n"
+	"\n"
+	"Run FILE (default: the reference) on the task's cases and write, for each case,\n"
+	"DIR/<case>/<arg>.npy (initial inputs), ref_<arg>.npy and cand_<arg>.npy (outputs of the\n"
+	"reference and of FILE) and manifest.json (bindings, shapes, dtypes; bf16 is widened to\n"
+	"float32). Needs a GPU for the outputs.\n";
+
+static void export_log(void *ctx, const char *text)
+{
+	(void)ctx;
+	fprintf(stderr, "kbx: %s\n", text);
+}
+
+static void export_done(void *ctx, const struct run_summary *s)
+{
+	*(enum verdict *)ctx = s->verdict;
+	if (s->verdict == V_ERROR || s->verdict == V_NOT_RUN || s->verdict == V_COMPILE_ERROR)
+		fprintf(stderr, "kbx: %s: %s\n", verdict_name(s->verdict), s->message ? s->message : "");
+}
+
+int cmd_export(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' }, { "case", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	enum verdict v = V_ERROR;
+	struct run_events ev = { &v, NULL, NULL, NULL, NULL, export_log, export_done };
+	struct worker_request req;
+	const struct task *t;
+	const char *file, *dir = NULL;
+	char *source = NULL, abs_dir[4096];
+	size_t len;
+	int opt;
+
+	worker_request_default(&req);
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dir = optarg; break;
+		case 'c': req.only_case = optarg; break;
+		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 'h': fputs(export_usage, stdout); return 0;
+		default: fputs(export_usage, stderr); return 2;
+		}
+	}
+	if (!dir || optind >= argc || argc - optind > 2) {
+		fputs(export_usage, stderr);
+		return 2;
+	}
+	t = cli_task(c, argv[optind]);
+	if (!t)
+		return 2;
+	file = optind + 1 < argc ? argv[optind + 1] : t->reference_path;
+	if (read_file(file, &source, &len))
+		return cli_fail(2, "%s", kbx_last_error());
+	if (dir[0] == '/')
+		snprintf(abs_dir, sizeof(abs_dir), "%s", dir);
+	else if (!getcwd(abs_dir, sizeof(abs_dir) - strlen(dir) - 2))
+		return cli_fail(2, "cannot resolve '%s'", dir);
+	else
+		snprintf(abs_dir + strlen(abs_dir), sizeof(abs_dir) - strlen(abs_dir), "/%s", dir);
+	req.task_id = t->id;
+	req.source = source;
+	req.source_name = (char *)file;
+	req.tasks_root = c->cat.root;
+	req.no_perf = 1;
+	req.export_dir = abs_dir;
+	if (worker_run(NULL, &req, &ev, NULL, NULL)) {
+		free(source);
+		return cli_fail(2, "%s", kbx_last_error());
+	}
+	free(source);
+	if (v == V_ERROR || v == V_NOT_RUN || v == V_COMPILE_ERROR || v == V_ABI_ERROR)
+		return 1;
+	printf("%s\n", abs_dir);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ worker ---- */
 
 static int cache_get(void *ctx, const char *key, void **image, size_t *size, char **log)
@@ -224,6 +307,8 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.compile_limit_s = req.compile_limit_s;
 	o.tasks_root = req.tasks_root ? req.tasks_root : c->tasks_root;
 	o.save_cubin = req.save_cubin;
+	o.only_case = req.only_case;
+	o.export_dir = req.export_dir;
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
 			db ? &cache : NULL, &ev, &sticky);
 	fflush(stdout);

@@ -31,6 +31,8 @@ static const char usage[] =
 	"  run TASK [FILE] [options]        compile, verify and time FILE (default: the reference)\n"
 	"  history [--category C] [--task T] [--json]\n"
 	"                                   past runs, summarised per category or task\n"
+	"  export TASK [FILE] --dir D [--case NAME]\n"
+	"                                   inputs and outputs of each case as .npy files\n"
 	"  doctor                           driver, GPU, NVRTC, history and golden table\n"
 	"  worker                           (internal) the process that does GPU work\n"
 	"\n"
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 		int (*fn)(struct cli *, int, char **);
 	} commands[] = {
 		{ "list", cmd_list }, { "show", cmd_show }, { "starter", cmd_starter }, { "run", cmd_run },
-		{ "worker", cmd_worker }, { "history", cmd_history }, { "doctor", cmd_doctor },
+		{ "export", cmd_export }, { "worker", cmd_worker }, { "history", cmd_history }, { "doctor", cmd_doctor },
 	};
 	struct cli c = { 0 };
 	size_t i;

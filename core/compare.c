@@ -23,6 +23,7 @@ struct cmp_state {
 	double rtol, atol;
 	enum dtype ulp_dt;
 	size_t mm, nan_mm, inf_mm;
+	unsigned long long hist[CMP_HIST];
 	double max_abs, max_rel, max_ulp;
 	/* Sums over finite pairs, accumulated in blocks so that 100M small terms do not drown in
 	 * one large running total. */
@@ -95,19 +96,35 @@ static double nonfinite_pair(struct cmp_state *s, double c, double r, size_t idx
 	double abs_err;
 
 	if (isnan(c) || isnan(r)) {
-		if (isnan(c) && isnan(r))
+		if (isnan(c) && isnan(r)) {
+			s->hist[0]++;
 			return 0;
+		}
 		s->nan_mm++;
 		abs_err = NAN;
 	} else {
-		if (c == r)
+		if (c == r) {
+			s->hist[0]++;
 			return 0;
+		}
 		s->inf_mm++;
 		abs_err = INFINITY;
 	}
 	s->mm++;
+	s->hist[CMP_HIST - 1]++;
 	worst_insert(s, 2, idx, comp, c, r, abs_err, abs_err, dtype_ulp_distance(s->ulp_dt, c, r), INFINITY);
 	return INFINITY;
+}
+
+/* Histogram bin of a nonzero finite error a against tolerance tol (see CMP_HIST). */
+static inline int hist_bin(double a, double tol)
+{
+	static const double decade[13] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
+	int b = 1;
+
+	while (b < CMP_HIST - 2 && !(a < decade[b - 1] * tol))
+		b++;
+	return b;
 }
 
 /*
@@ -129,9 +146,12 @@ static inline void visit_float(struct cmp_state *s, double c, double r, size_t i
 	a = fabs(d);
 	ar = fabs(r);
 	add_finite(s, c, r, d);
-	if (a == 0)
+	if (a == 0) {
+		s->hist[0]++;
 		return;
+	}
 	tol = s->atol + s->rtol * ar;
+	s->hist[hist_bin(a, tol)]++;
 	if (!(a <= tol))
 		s->mm++;
 	if (ulp > s->max_ulp)
@@ -163,9 +183,12 @@ static inline void visit_int(struct cmp_state *s, long long ci, long long ri, si
 	double c = (double)ci, r = (double)ri, a, ar, rel;
 
 	add_finite(s, c, r, c - r);
-	if (ci == ri)
+	if (ci == ri) {
+		s->hist[0]++;
 		return;
+	}
 	s->mm++;
+	s->hist[CMP_HIST - 2]++;
 	*tmax = INFINITY;
 	a = fabs(c - r);
 	ar = fabs(r);
@@ -388,6 +411,7 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 
 	out->n = nelem * (size_t)ncomp;
 	out->mismatches = s.mm;
+	memcpy(out->hist, s.hist, sizeof(out->hist));
 	out->nan_mismatches = s.nan_mm;
 	out->inf_mismatches = s.inf_mm;
 	out->max_abs = s.max_abs;

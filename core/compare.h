@@ -38,6 +38,10 @@
 #define CMP_WORST 16
 #define CMP_TILES 32
 #define CMP_MAX_DIMS 8
+/* Error histogram: bin 0 exact; 1 below 1e-6 of the tolerance; 2..13 the decades from 1e-6 to
+ * 1e6 times the tolerance (bins 8 and up fail the elementwise test); 14 at least 1e6 times (and
+ * integer mismatches); 15 NaN/Inf mismatches. */
+#define CMP_HIST 16
 
 struct cmp_elem {
 	long long coord[CMP_MAX_DIMS];
@@ -61,6 +65,7 @@ struct cmp_result {
 	int tile_rows, tile_cols;       /* tile map dims (<= CMP_TILES) */
 	long long tile_h, tile_w;       /* elements per tile in each of the last two dims */
 	float tiles[CMP_TILES * CMP_TILES]; /* max score per tile, row-major */
+	unsigned long long hist[CMP_HIST];  /* elements per error bin (see CMP_HIST) */
 };
 
 /* Effective tolerance for an output dtype under a task's tolerance section (NULL = defaults):

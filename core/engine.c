@@ -7,7 +7,10 @@
  */
 #include "engine.h"
 
+#include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "gpu.h"
 #include "inputs.h"
 #include "launch.h"
+#include "npy.h"
 #include "nvrtc.h"
 #include "problem.h"
 #include "stats.h"
@@ -984,6 +988,87 @@ out:
 	return st;
 }
 
+/* ----------------------------------------------------------------- export ---- */
+
+static const char *dir_word(enum arg_dir d)
+{
+	switch (d) {
+	case ARG_IN: return "in";
+	case ARG_OUT: return "out";
+	case ARG_INOUT: return "inout";
+	case ARG_SCALAR: return "scalar";
+	}
+	return "?";
+}
+
+/* DIR/<case>/: <arg>.npy (initial value of in/inout buffers), ref_<arg>.npy and cand_<arg>.npy
+ * (out/inout after the run), manifest.json (bindings, args, files). */
+static enum kbx_status export_case(struct run *r, const struct case_ctx *c, const char *name, void **cand_out)
+{
+	char *dir = xasprintf("%s/%s", r->o->export_dir, name), *path, *text;
+	json_t *m = json_object(), *b = json_object(), *args = json_array();
+	enum kbx_status st = KBX_OK;
+	int i, d;
+
+	if (mkdir(r->o->export_dir, 0755) && errno != EEXIST)
+		st = kbx_error(KBX_EIO, "cannot create '%s': %s", r->o->export_dir, strerror(errno));
+	if (!st && mkdir(dir, 0755) && errno != EEXIST)
+		st = kbx_error(KBX_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	for (i = 0; i < c->pb.env.n; i++) {
+		struct expr_value v = c->pb.env.values[i];
+
+		json_object_set_new(b, c->pb.env.names[i], v.is_float ? json_real(v.f) : json_integer(v.i));
+	}
+	for (i = 0; !st && i < c->pb.nbufs; i++) {
+		const struct problem_buf *pb = &c->pb.bufs[i];
+		json_t *a = json_object(), *sh = json_array(), *files = json_object();
+		struct {
+			const char *key, *prefix;
+			void *data;
+		} f[3] = { { "input", "", c->in ? c->in[i] : NULL },
+			   { "reference", "ref_", c->ref_out ? c->ref_out[i] : NULL },
+			   { "candidate", "cand_", cand_out ? cand_out[i] : NULL } };
+		int k;
+
+		for (d = 0; d < pb->ndim; d++)
+			json_array_append_new(sh, json_integer(pb->shape[d]));
+		json_object_set_new(a, "name", json_string(pb->arg->name));
+		json_object_set_new(a, "dir", json_string(dir_word(pb->arg->dir)));
+		json_object_set_new(a, "dtype", json_string(dtype_name(pb->arg->dtype)));
+		json_object_set_new(a, "npy_dtype", json_string(npy_descr(pb->arg->dtype)));
+		json_object_set_new(a, "shape", sh);
+		for (k = 0; k < 3 && !st; k++) {
+			char *file;
+
+			if (!f[k].data || (k == 0 && pb->arg->dir == ARG_OUT) || (k > 0 && pb->arg->dir == ARG_IN))
+				continue;
+			file = xasprintf("%s%s.npy", f[k].prefix, pb->arg->name);
+			path = xasprintf("%s/%s", dir, file);
+			st = npy_write(path, pb->arg->dtype, f[k].data, pb->shape, pb->ndim);
+			json_object_set_new(files, f[k].key, json_string(file));
+			free(path);
+			free(file);
+		}
+		json_object_set_new(a, "files", files);
+		json_array_append_new(args, a);
+	}
+	json_object_set_new(m, "task", json_string(r->t->id));
+	json_object_set_new(m, "case", json_string(name));
+	json_object_set_new(m, "seed", json_integer((json_int_t)r->o->seed));
+	json_object_set_new(m, "bindings", b);
+	json_object_set_new(m, "args", args);
+	text = json_dumps(m, JSON_INDENT(2));
+	json_decref(m);
+	if (!st) {
+		path = xasprintf("%s/manifest.json", dir);
+		st = write_file(path, text, strlen(text));
+		free(path);
+	}
+	free(text);
+	free(dir);
+	return st;
+}
+
 /* ------------------------------------------------------------------ cases ---- */
 
 static enum kbx_status run_case(struct run *r, int index, struct case_result *cr)
@@ -1012,6 +1097,8 @@ static enum kbx_status run_case(struct run *r, int index, struct case_result *cr
 		st = case_setup(r, &c, name, label);
 		if (!st)
 			st = judge_candidate(r, &c, label, cr, &first);
+		if (!st && r->o->export_dir)
+			st = export_case(r, &c, name, first);
 		if (!st && cr->verdict == V_PASS)
 			st = check_determinism(r, &c, first, label, cr);
 	}
@@ -1298,6 +1385,8 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	for (i = 0; i < t->ncases; i++) {
 		struct case_result cr;
 
+		if (r->o->only_case && strcmp(r->o->only_case, t->cases[i].name))
+			continue;
 		st = run_case(r, i, &cr);
 		if (st) {
 			case_result_free(&cr);
@@ -1326,7 +1415,11 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			goto out;
 		}
 	}
-	if (r->sum.verdict != V_PASS || r->o->no_perf || !t->perf.nrows) {
+	if (r->o->only_case && !r->sum.cases_total) {
+		finish(r, V_ERROR, "task '%s' has no case '%s'", t->id, r->o->only_case);
+		goto out;
+	}
+	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows) {
 		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;
 
 		if (r->sum.verdict == V_PASS)

@@ -42,6 +42,8 @@ struct engine_options {
 	int max_perf_rows;            /* 0 = all rows; else only the last N (largest) */
 	const char *tasks_root;       /* for golden tables and tasks/include */
 	const char *save_cubin;       /* write the candidate's cubin here (absolute path), or NULL */
+	const char *only_case;        /* run just this case (and no perf), or NULL */
+	const char *export_dir;       /* write each case's inputs and outputs as .npy under DIR/<case>/ */
 };
 
 void engine_options_default(struct engine_options *o);

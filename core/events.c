@@ -158,6 +158,13 @@ static void fill_cmp(json_t *o, const struct cmp_result *c)
 	for (int i = 0; i < ntiles; i++)
 		json_array_append_new(tiles, must(jnum(c->tiles[i])));
 	put(o, "tiles", tiles);
+	{
+		json_t *h = must(json_array());
+
+		for (int i = 0; i < CMP_HIST; i++)
+			json_array_append_new(h, must(json_integer((json_int_t)c->hist[i])));
+		put(o, "hist", h);
+	}
 }
 
 static void fill_case(json_t *o, const struct case_result *c)
@@ -583,6 +590,20 @@ static void read_cmp(struct dec *d, const json_t *o, struct cmp_result *c)
 		fail(d, "tiles");
 	for (i = 0; tiles && i < json_array_size(tiles) && i < nt; i++)
 		c->tiles[i] = (float)value_num(d, json_array_get(tiles, i), "tiles");
+	{
+		const json_t *h = get_array(d, o, "hist", CMP_HIST);
+
+		if (h && json_array_size(h) != CMP_HIST)
+			fail(d, "hist");
+		for (i = 0; h && i < json_array_size(h) && i < CMP_HIST; i++) {
+			const json_t *v = json_array_get(h, i);
+
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				fail(d, "hist");
+			else
+				c->hist[i] = (unsigned long long)json_integer_value(v);
+		}
+	}
 }
 
 static void read_case(struct dec *d, const json_t *o, struct case_result *c)

@@ -540,8 +540,14 @@ enum kbx_status gpu_module_load(struct gpu *g, const void *image, struct gpu_mod
 		return kbx_error(KBX_EINVAL, "cuModuleLoadData: no image");
 	r = drv.f_cuModuleLoadDataEx(&mod, image, 2, opts, vals);
 	if (r != CUDA_SUCCESS) {
+		char *c;
+
 		errlog[sizeof(errlog) - 1] = '\0';
 		str_trim(errlog);
+		/* One line for the message: ptxas writes one line per complaint. */
+		for (c = errlog; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = ' ';
 		if (errlog[0]) {
 			char what[256];
 

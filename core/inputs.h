@@ -4,6 +4,21 @@
  * Every element is a pure function of (key, element index) through the Philox generator of
  * tasks/include/kbx/rng.h, so inputs regenerate identically anywhere. The key comes from
  * (seed, task id, case name, arg name).
+ *
+ * Element j's draw is kbx_draw4(key, j) = words (x, y, z, w); u1 = (x:y) >> 11 and
+ * u2 = (z:w) >> 11 are 53-bit uniforms in [0, 1) (u1 is kbx_uniform_f64(key, j)).
+ *   randn           sqrt(-2 ln(1 - u1)) * cos(2 pi u2)
+ *   uniform(lo, hi) lo + (hi - lo) u1, lowered to the dtype's largest value below hi if
+ *                   rounding reached hi
+ *   outlier(p, s)   randn, times s when kbx_uniform_f64(kbx_subseed(key, 1), j) < p
+ *   randint(lo, hi) lo + floor(u1 (hi - lo));  bool(p): u1 < p
+ *   values, full, zeros, ones, arange: no draw (values cycle by j)
+ *   special         even j: NaN, +Inf, -Inf, +0, -0, +-smallest denormal, +-largest finite,
+ *                   +-smallest normal, 1, -1 of the dtype, cycling; odd j: randn
+ *   spd(d)          per trailing [n, n] matrix b: B = randn at indices b n^2 + r n + c,
+ *                   A = B B^T / n + d I in double (each entry summed in k order)
+ *   diagdom(d)      randn + d n on the diagonal
+ * Values are drawn in double and stored with dtype_set.
  */
 #ifndef KBX_INPUTS_H
 #define KBX_INPUTS_H

@@ -30,7 +30,9 @@
  * from it, nor text inside a comment or string be taken for one. What the compiler might read
  * differently (a lone carriage return, a backslash followed by blanks at a line's end, an
  * unterminated comment or raw string, a directive name spelled with \u escapes) is rejected.
- * Directives inside `#if 0` are checked too.
+ * Directives inside `#if 0` are checked too. Known limit: NVRTC accepts a __has_include built
+ * by token pasting (`CAT(__has_, include)("/x")`), which tells whether a file exists (not
+ * what it holds); the gate does not follow macros and lets that through.
  */
 #ifndef KBX_NVRTC_H
 #define KBX_NVRTC_H

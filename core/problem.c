@@ -371,7 +371,7 @@ static enum kbx_status row_value(const struct where *w, const struct binding *b,
 	}
 	st = perf_list_expand(b->value, &items, &n);
 	if (st)
-		return kbx_wrap(st, "in '%s' line %d", w->t->ini_path, b->line);
+		return kbx_wrap(st, "cannot expand '%s' in %s of '%s' line %d", b->key, w->what, w->t->ini_path, b->line);
 	if (n == 1) {
 		*out = items[0];
 		free(items);

@@ -675,7 +675,7 @@ static enum kbx_status parse_perf_section(struct task *t, const struct raw_secti
 		st = perf_list_expand(e->value, &items, &n);
 		if (st) {
 			free(vals.e);
-			return kbx_wrap(st, "in [perf] of '%s' line %d", t->ini_path, e->line);
+			return kbx_wrap(st, "cannot expand '%s' in [perf] of '%s' line %d", e->key, t->ini_path, e->line);
 		}
 		perf_list_free(items, n);
 		if (n == 1)

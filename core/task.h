@@ -6,6 +6,13 @@
  * case binding every size and scalar and a generator for every input, perf lists of equal
  * length. Every error names the file, the line and what was expected.
  *
+ * task_load also builds every case and perf row once (problem_from_case/problem_from_perf),
+ * so a task that loads has no case whose shapes, scalars or generators fail to evaluate.
+ * [task] needs name, category, difficulty and summary (mirrors defaults to ""); a task needs
+ * at least one case and one out/inout buffer; [verifier] (output, law = uniform01, seed_arg)
+ * goes with verifier = distribution and only with it. `bytes`, `flops`, `input_size` and
+ * `sms` are reserved names.
+ *
  * catalogue_load reads every task under a root once; the catalogue is then read-only and
  * shared by the whole run (CLI, TUI, worker).
  */
@@ -55,7 +62,7 @@ struct task_perf {
 	char *input_size;       /* template, NULL if absent */
 	int nrows;              /* 0 = no perf workload */
 	int line;               /* of the [perf] header, 0 if absent */
-	int bytes_line, flops_line, input_size_line;
+	int bytes_line, flops_line, input_size_line;    /* for error messages */
 };
 
 struct task {

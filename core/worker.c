@@ -50,6 +50,10 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "tasks_root", json_string(r->tasks_root));
 	if (r->save_cubin)
 		json_object_set_new(o, "save_cubin", json_string(r->save_cubin));
+	if (r->only_case)
+		json_object_set_new(o, "only_case", json_string(r->only_case));
+	if (r->export_dir)
+		json_object_set_new(o, "export_dir", json_string(r->export_dir));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -95,6 +99,8 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->db_path = get_str(o, "db");
 	r->tasks_root = get_str(o, "tasks_root");
 	r->save_cubin = get_str(o, "save_cubin");
+	r->only_case = get_str(o, "only_case");
+	r->export_dir = get_str(o, "export_dir");
 	json_decref(o);
 	if (!r->task_id || !r->source) {
 		worker_request_free(r);
@@ -111,6 +117,8 @@ void worker_request_free(struct worker_request *r)
 	free(r->db_path);
 	free(r->tasks_root);
 	free(r->save_cubin);
+	free(r->only_case);
+	free(r->export_dir);
 	memset(r, 0, sizeof(*r));
 }
 

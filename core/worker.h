@@ -32,6 +32,8 @@ struct worker_request {
 	char *db_path;                /* compile cache; NULL = none */
 	char *tasks_root;
 	char *save_cubin;             /* absolute path, or NULL */
+	char *only_case;
+	char *export_dir;             /* absolute path, or NULL */
 };
 
 void worker_request_default(struct worker_request *r);

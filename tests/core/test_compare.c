@@ -646,6 +646,30 @@ static void test_random_against_naive(void **state)
 		}
 }
 
+/* Error histogram: one element per bin we can place exactly. Tolerance at r = 0 is 1e-5. */
+static void test_histogram(void **state)
+{
+	float r[7] = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+	float c[7] = { 1.0f, 1e-12f, 5e-6f, 5e-5f, 5.0f, 1e3f, NAN };
+	long long shape[1] = { 7 };
+	struct cmp_result *res;
+	unsigned long long total = 0;
+	int i;
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->hist[0], 1);      /* exact */
+	assert_int_equal(res->hist[1], 1);      /* 1e-7 of the tolerance */
+	assert_int_equal(res->hist[7], 1);      /* 0.5 of it: [0.1, 1) */
+	assert_int_equal(res->hist[8], 1);      /* 5 times: [1, 10), fails */
+	assert_int_equal(res->hist[13], 1);     /* 5e5 times: [1e5, 1e6) */
+	assert_int_equal(res->hist[14], 1);     /* 1e8 times */
+	assert_int_equal(res->hist[15], 1);     /* NaN where the reference is 0 */
+	for (i = 0; i < CMP_HIST; i++)
+		total += res->hist[i];
+	assert_int_equal(total, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_ulp_matches_dtype),
 		cmocka_unit_test(test_bitwise),
 		cmocka_unit_test(test_random_against_naive),
+		cmocka_unit_test(test_histogram),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -430,6 +430,8 @@ static void test_broken_tasks(void **state)
 			fail_msg("broken task '%s' loaded", b->name);
 		assert_null(t);
 		msg = kbx_last_error();
+		if (getenv("KBX_TEST_VERBOSE"))
+			print_message("%s\n", msg);
 		if (!strstr(msg, path))
 			fail_msg("'%s': message '%s' does not name '%s'", b->name, msg, path);
 		if (b->want_line && !names_line(msg, path, b->want_line))

@@ -316,6 +316,6 @@ if __name__ == '__main__':
     which = sys.argv[1:] or ['Fusion/fused_add_gelu', 'MatrixMultiply/matmul', 'Quantization/matmul_w8a8', 'Convolution/conv2d', 'LinearAlgebra/det']
     for w in which:
         if w == 'detstudy': det_study(); continue
-        try: do_task('tasks/' + w, perf=True)
+        try: do_task('tasks/' + w, perf=os.environ.get('PERF', '1') == '1')
         except Exception: log(traceback.format_exc())
     open(os.path.join(OUT, 'log.txt'), 'w').write('\n'.join(LOG))

@@ -1,7 +1,7 @@
 // @kbx expect wrong
 // Mistake: the row swaps of partial pivoting are done but not counted: det is the plain product
-// of the pivots, so its sign is wrong whenever an odd number of rows was exchanged (test_case_4
-// swaps nothing and passes; most random matrices swap).
+// of the pivots, so its sign is wrong whenever an odd number of rows was exchanged: always in
+// swap_2x2 and swap_odd_3x3, in about half of the random matrices (test_case_4 swaps nothing).
 //
 // @kbx scratch w f32 [n, n]
 // @kbx launch det_lu_nosign<<<sms, 256, max(4, n * 4)>>>(a, w, d, n) cooperative

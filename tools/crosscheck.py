@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Cross-check kbx's references against KernelBenchX's PyTorch functions.
+
+usage: tools/crosscheck.py --kbx PATH --kernelbenchx DIR [--tasks DIR] [--only Cat/name ...] [--out FILE]
+
+For every task with a crosscheck.py next to its task.ini (and `call` not None), this exports
+every correctness case with `kbx export` (kbx's inputs and its reference's outputs as .npy),
+calls the KernelBenchX function (the code above the ##### line of DIR/tasks/<Cat>/<name>.py) on
+the same inputs through the task's crosscheck.call, and compares each output with kbx's
+reference under KernelBenchX's tolerances: rtol = atol = 5e-3 for f16/bf16, 1e-5 for f32/f64,
+exact for integers and bool, NaN equal to NaN; metric thresholds (cosine, l1_relative, rmse)
+where the task's [tolerance] gives them. Needs a CUDA GPU, PyTorch and NumPy.
+"""
+import argparse
+import configparser
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+SEPARATOR = "#" * 20
+
+
+def kernelbenchx_function(kbx_dir, category, name):
+    path = os.path.join(kbx_dir, "tasks", category, name + ".py")
+    with open(path) as fh:
+        text = fh.read()
+    cut = text.find(SEPARATOR)
+    code = text[:cut] if cut >= 0 else text
+    ns = {}
+    exec(compile(code, path, "exec"), ns)
+    if name in ns:
+        return ns[name]
+    # Some files name the function differently from the file: take the last function defined.
+    fns = [v for k, v in ns.items() if callable(v) and getattr(v, "__module__", None) is None and not k.startswith("_")]
+    if not fns:
+        raise RuntimeError(f"{path}: no function found")
+    return fns[-1]
+
+
+def load_crosscheck(task_dir):
+    path = os.path.join(task_dir, "crosscheck.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("crosscheck_" + os.path.basename(task_dir), path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, "call", None)
+
+
+def tolerance(task_dir, dtype):
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), strict=False, interpolation=None)
+    cp.read(os.path.join(task_dir, "task.ini"))
+    tol = dict(cp["tolerance"]) if cp.has_section("tolerance") else {}
+    metric = {k: float(tol[k]) for k in ("cosine_sim", "l1_relative", "rmse") if k in tol}
+    if dtype in ("f16", "bf16"):
+        default = 5e-3
+    elif dtype in ("f32", "f64", "c64"):
+        default = 1e-5
+    else:
+        default = 0.0
+    rtol = float(tol.get("rtol", default)) if default else 0.0
+    atol = float(tol.get("atol", default)) if default else 0.0
+    return rtol, atol, metric
+
+
+def compare(ours, theirs, dtype, rtol, atol, metric):
+    a = np.asarray(ours)
+    b = np.asarray(theirs)
+    if a.shape != b.shape:
+        if a.size == b.size:
+            b = b.reshape(a.shape)
+        else:
+            return False, f"shape {b.shape} vs kbx {a.shape}"
+    if dtype in ("bool",) or dtype.startswith(("i", "u")):
+        bad = int(np.count_nonzero(a.astype(np.int64) != b.astype(np.int64)))
+        return bad == 0, f"{bad} of {a.size} differ"
+    a64 = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+    b64 = b.astype(np.complex128 if np.iscomplexobj(b) else np.float64)
+    if metric:
+        fin = np.isfinite(a64) & np.isfinite(b64)
+        x, y = b64[fin].ravel(), a64[fin].ravel()
+        cos = float(np.dot(x, y) / (np.linalg.norm(x) * np.linalg.norm(y) + 1e-30))
+        l1 = float(np.abs(x - y).sum() / (np.abs(y).sum() + 1e-30))
+        rmse = float(np.sqrt(np.mean((x - y) ** 2))) if x.size else 0.0
+        ok = cos >= metric.get("cosine_sim", -1) and l1 <= metric.get("l1_relative", 1e30) and rmse <= metric.get("rmse", 1e30)
+        return ok, f"cosine {cos:.5f} l1_rel {l1:.3g} rmse {rmse:.3g}"
+    close = np.isclose(b64, a64, rtol=rtol, atol=atol, equal_nan=True)
+    bad = int(close.size - np.count_nonzero(close))
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(a64 - b64)
+        fin = np.isfinite(diff)
+        worst = float(diff[fin].max()) if fin.any() else 0.0
+    return bad == 0, f"{bad} of {a.size} outside tol, max abs {worst:.3g}"
+
+
+def check_task(args, task_dir, category, name):
+    call = load_crosscheck(task_dir)
+    if call is None:
+        return None
+    fn = kernelbenchx_function(args.kernelbenchx, category, name)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp], capture_output=True, text=True)
+        if out.returncode != 0:
+            return [("export", False, out.stderr.strip()[-300:])]
+        for case in sorted(os.listdir(tmp)):
+            with open(os.path.join(tmp, case, "manifest.json")) as fh:
+                m = json.load(fh)
+            a = dict(m["bindings"])
+            refs = {}
+            for arg in m["args"]:
+                files = arg["files"]
+                if "input" in files:
+                    arr = np.load(os.path.join(tmp, case, files["input"]))
+                    t = torch.from_numpy(arr).cuda()
+                    if arg["dtype"] == "bf16":
+                        t = t.to(torch.bfloat16)
+                    a[arg["name"]] = t
+                if "reference" in files:
+                    refs[arg["name"]] = (arg["dtype"], np.load(os.path.join(tmp, case, files["reference"])))
+            try:
+                theirs = call(fn, a, torch)
+            except Exception as e:  # a case PyTorch rejects is reported, not hidden
+                results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300]))
+                continue
+            for arg_name, value in theirs.items():
+                dtype, ours = refs[arg_name]
+                t = value.detach()
+                if t.dtype == torch.bfloat16:
+                    t = t.float()
+                rtol, atol, metric = tolerance(task_dir, dtype)
+                ok, why = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
+                results.append((f"{case}:{arg_name}", ok, why))
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kbx", default="./kbx")
+    ap.add_argument("--kernelbenchx", required=True, help="KernelBenchX checkout (holds tasks/<Cat>/<name>.py)")
+    ap.add_argument("--tasks", default=os.environ.get("KBX_TASKS", "tasks"))
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    table = []
+    for category in sorted(os.listdir(args.tasks)):
+        cdir = os.path.join(args.tasks, category)
+        if not os.path.isdir(cdir) or category in ("include", "golden"):
+            continue
+        for name in sorted(os.listdir(cdir)):
+            task_id = f"{category}/{name}"
+            if args.only and task_id not in args.only and name not in args.only:
+                continue
+            tdir = os.path.join(cdir, name)
+            if not os.path.exists(os.path.join(tdir, "task.ini")):
+                continue
+            try:
+                res = check_task(args, tdir, category, name)
+            except Exception as e:
+                res = [("setup", False, f"{type(e).__name__}: {e}"[:300])]
+            if res is None:
+                table.append((task_id, "skipped", 0, 0, "no crosscheck (verified another way)"))
+                continue
+            bad = [r for r in res if not r[1]]
+            table.append((task_id, "pass" if not bad else "FAIL", len(res) - len(bad), len(res),
+                          "; ".join(f"{c}: {w}" for c, _, w in bad[:3])))
+    print(f"{'task':48} {'result':8} {'outputs':>9}  notes")
+    for task_id, status, good, total, note in table:
+        print(f"{task_id:48} {status:8} {good:>4}/{total:<4}  {note}")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump([dict(zip(("task", "result", "passed", "total", "notes"), r)) for r in table], fh, indent=2)
+    return 1 if any(r[1] == "FAIL" for r in table) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

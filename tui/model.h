@@ -1,0 +1,86 @@
+/*
+ * model.h - what the explorer knows about the catalogue and the history, without curses.
+ *
+ * The catalogue is sorted by category then name, so each category is one run of tasks; the
+ * model indexes them and keeps, per task and per category, what the history says (attempts,
+ * passes, last verdict, best speedup). model_load_history fills that with two queries
+ * (db_category_stats, db_task_stats) so that the browser can show it at once.
+ *
+ * The browser's search and filters live here too: a PCRE2 pattern over names and summaries
+ * (smart case: case-insensitive unless the pattern has a capital), a difficulty and a verdict
+ * filter.
+ */
+#ifndef KBX_TUI_MODEL_H
+#define KBX_TUI_MODEL_H
+
+#include "../core/result.h"
+#include "../core/task.h"
+#include "../db/db.h"
+
+struct task_hist {
+	int attempts, passes;
+	enum verdict last;              /* meaningful when attempts > 0 */
+	double last_at;
+	double best_speedup;            /* < 0 none */
+};
+
+struct cat_entry {
+	const char *name;               /* borrowed from the first task */
+	int first, count;               /* tasks [first, first + count) of the catalogue */
+	struct db_category_stat stat;   /* zeroed (attempts 0) without history */
+};
+
+struct model {
+	const struct catalogue *cat;
+	struct cat_entry *cats;
+	int ncats;
+	struct task_hist *hist;         /* one per catalogue task */
+	long long total_runs;
+	int tasks_tried, tasks_passed;
+};
+
+void model_init(struct model *m, const struct catalogue *cat);
+void model_free(struct model *m);
+/* Fill the history figures (cleared first). db may be NULL: no history. */
+enum kbx_status model_load_history(struct model *m, struct db *db);
+/* Index of a task in the catalogue, of a task id, of a category; -1 when absent. */
+int model_task_index(const struct model *m, const struct task *t);
+int model_task_by_id(const struct model *m, const char *id);
+int model_category_index(const struct model *m, const char *name);
+
+/* ---- search and filters ------------------------------------------------------------------ */
+
+#define VERDICT_FILTER_LIST(X) \
+	X(VF_ANY, "any") \
+	X(VF_UNTRIED, "untried") \
+	X(VF_PASSING, "passing") \
+	X(VF_FAILING, "failing")
+
+enum verdict_filter {
+#define VF_ENUM(id, name) id,
+	VERDICT_FILTER_LIST(VF_ENUM)
+#undef VF_ENUM
+	VF_COUNT
+};
+
+struct search {
+	void *re;                       /* pcre2_code, NULL when no pattern */
+	void *md;
+	char pattern[256];
+	int difficulty;                 /* 0 = any */
+	enum verdict_filter vf;
+};
+
+const char *verdict_filter_name(enum verdict_filter vf);
+void search_init(struct search *s);
+void search_free(struct search *s);
+/* Set the pattern ("" clears it). On a bad pattern the old one stays and the message says where:
+ * "bad pattern 'a(b': missing closing parenthesis at offset 3". */
+enum kbx_status search_set(struct search *s, const char *pattern);
+/* 1 when any of search, difficulty or verdict filter is set. */
+int search_active(const struct search *s);
+int search_text(const struct search *s, const char *text);
+/* Does the task pass the pattern (on its name, id or summary) and both filters? */
+int search_task(const struct search *s, const struct task *t, const struct task_hist *h);
+
+#endif
