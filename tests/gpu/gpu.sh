@@ -25,19 +25,11 @@ message_of() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["message"])' "$tmp/last.json" 2>/dev/null
 }
 
-for ini in "$srcdir"/tasks/*/*/task.ini; do
-	dir=$(dirname "$ini")
-	id="$(basename "$(dirname "$dir")")/$(basename "$dir")"
-	v=$(verdict_of "$id" "$dir/reference.cu")
-	if [ "$v" = pass ]; then echo "ok   reference $id"; else echo "FAIL reference $id: $v: $(message_of)"; fail=1; fi
-	for ex in "$dir"/examples/*.cu; do
-		[ -e "$ex" ] || continue
-		want=$(sed -n 's|^// @kbx expect \([a-z_]*\).*|\1|p' "$ex" | head -1)
-		v=$(verdict_of "$id" "$ex")
-		if [ "$v" = "$want" ]; then echo "ok   example $id $(basename "$ex"): $v"
-		else echo "FAIL example $id $(basename "$ex"): got $v, expected $want: $(message_of)"; fail=1; fi
-	done
-done
+# Every task, KBX_GPU_JOBS at a time (one GPU runs several short verifications side by side).
+ls "$srcdir"/tasks/*/*/task.ini | xargs -n 1 dirname | xargs -P "${KBX_GPU_JOBS:-1}" -n 1 sh "$srcdir/tests/gpu/check_task.sh" "$kbx" \
+	>"$tmp/tasks.log" 2>&1 || fail=1
+sort -k3 "$tmp/tasks.log"
+grep -q '^FAIL' "$tmp/tasks.log" && fail=1
 
 # Planted bugs on gelu: each must be caught for the right reason.
 planted() {  # file expected-verdict message-pattern [launch-timeout]

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Check one task on the GPU: its reference passes every case, and each example gets the verdict
+# its `// @kbx expect` line announces. Prints one "ok"/"FAIL" line per source; exit 1 on a FAIL.
+# usage: check_task.sh KBX TASK_DIR
+kbx=$1
+dir=$2
+id="$(basename "$(dirname "$dir")")/$(basename "$dir")"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {  # file expected-verdict label
+	"$kbx" run "$id" "$1" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/out.json" 2>/dev/null || echo none)
+	msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/out.json" 2>/dev/null || head -c 300 "$tmp/err")
+	if [ "$got" = "$2" ]; then
+		echo "ok   $3 $id: $got"
+	else
+		echo "FAIL $3 $id: got $got, expected $2: $msg"
+		fail=1
+	fi
+}
+check "$dir/reference.cu" pass reference
+for ex in "$dir"/examples/*.cu; do
+	[ -e "$ex" ] || continue
+	want=$(sed -n 's|^// @kbx expect \([a-z_]*\).*|\1|p' "$ex" | head -1)
+	check "$ex" "$want" "example $(basename "$ex")"
+done
+exit $fail

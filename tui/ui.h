@@ -1,0 +1,216 @@
+/*
+ * ui.h - the explorer's insides, shared by its screens.
+ *
+ * Each screen is one file ending in a table of functions (struct screen_ops): draw it into a
+ * rectangle, react to a key. A key handler never calls another screen: it changes the session
+ * (struct tui) and returns result bits (R_*); the one event loop in tui.c acts on them (open a
+ * screen, go back, start or cancel a run, switch theme, quit). Keys reach a screen already
+ * translated into actions by the key table (keys.h).
+ *
+ * Screens draw through draw.h and build their text as role-tagged docs (report.h); only draw.c
+ * and tui.c include curses.
+ */
+#ifndef KBX_TUI_UI_H
+#define KBX_TUI_UI_H
+
+#include "../core/task.h"
+#include "../db/db.h"
+#include "../db/recorder.h"
+#include "doc.h"
+#include "keys.h"
+#include "layout.h"
+#include "model.h"
+#include "report.h"
+#include "runstate.h"
+#include "theme.h"
+
+/* Result bits of a key handler. */
+#define R_HANDLED 0x001u    /* the key was used (else the global keys get it) */
+#define R_REDRAW 0x002u     /* redraw everything (clear the terminal first) */
+#define R_RELOAD 0x004u     /* read the history's figures again */
+#define R_QUIT 0x008u       /* leave the explorer */
+#define R_BACK 0x010u       /* leave this screen */
+#define R_OPEN 0x020u       /* open t->next_screen */
+#define R_RUN 0x040u        /* run the current task's candidate */
+#define R_CANCEL 0x080u     /* cancel the run in progress */
+#define R_THEME 0x100u      /* switch to the next theme */
+#define R_EDITOR 0x200u     /* edit the candidate in $EDITOR */
+#define R_RUN_REF 0x400u    /* run the current task's reference */
+
+struct tui;
+
+struct screen_ops {
+	const char *name;
+	enum key_scope scope;
+	const enum action *hints;       /* bottom-bar hints, ending with A_NONE */
+	/* the screen comes to the top (opened, or returned to); may be NULL */
+	void (*enter)(struct tui *t);
+	void (*draw)(struct tui *t, struct rect area);
+	unsigned (*key)(struct tui *t, enum action a, int key);
+	/* the screen is closed (popped); may be NULL */
+	void (*leave)(struct tui *t);
+};
+
+/* X(id, ops) */
+#define SCREEN_LIST(X) \
+	X(SCR_BROWSER, browser_screen) \
+	X(SCR_TASK, task_screen) \
+	X(SCR_CAND, candidate_screen) \
+	X(SCR_RUN, run_screen) \
+	X(SCR_RESULTS, results_screen) \
+	X(SCR_DIFF, diff_screen) \
+	X(SCR_LOG, log_screen) \
+	X(SCR_HISTORY, history_screen) \
+	X(SCR_COMPARE, compare_screen) \
+	X(SCR_HELP, help_screen)
+
+enum screen_id {
+#define SCREEN_ENUM(id, ops) id,
+	SCREEN_LIST(SCREEN_ENUM)
+#undef SCREEN_ENUM
+	SCR_COUNT
+};
+
+#define SCREEN_DECL(id, ops) extern const struct screen_ops ops;
+SCREEN_LIST(SCREEN_DECL)
+#undef SCREEN_DECL
+
+const struct screen_ops *screen_ops_of(enum screen_id id);
+
+/* A task's candidate kernel. */
+struct candidate {
+	char *source;           /* NULL: none yet */
+	char *name;             /* what it is: a path, "pasted", "starter", "example x.cu" */
+	char *path;             /* the file it came from or was written to, or NULL */
+	char *static_why;       /* the include check's finding, or NULL */
+	int static_line;
+	unsigned version;       /* bumped on every change */
+};
+
+/* The device, found by a thread so that a slow driver never delays the first frame. */
+struct device_info {
+	int done;
+	int have_gpu;
+	char name[256];
+	char note[256];         /* why there is no GPU */
+	double peak_gbps;
+	char golden[32];        /* matched golden table, "" if none */
+};
+
+typedef void (*prompt_fn)(struct tui *t, const char *text);
+
+struct prompt {
+	int active;
+	char label[48];
+	char buf[1024];
+	size_t len, cur;        /* bytes */
+	int paths;              /* Tab completes paths */
+	int tabs;               /* Tabs in a row */
+	char **matches;         /* listed after a second Tab */
+	int nmatches;
+	prompt_fn accept, change, cancel;
+};
+
+struct paste {
+	int active;
+	int bracketed;          /* inside ESC [200~ ... ESC [201~ */
+	struct sbuf buf;
+	int task;               /* for which task */
+};
+
+struct tui {
+	const struct catalogue *cat;
+	const char *db_path, *tasks_root;
+	struct db *db;
+	char history_note[256];         /* why there is no history, "" if there is */
+	struct model model;
+	struct device_info dev;
+
+	struct theme theme;
+	char *theme_dir;
+	char **themes;
+	int nthemes, theme_index;
+	int no_color;                   /* NO_COLOR, or a terminal without colours */
+	int utf8;
+
+	int task;                       /* the current task (catalogue index), -1 none */
+	struct candidate *cands;        /* one per catalogue task */
+	int cand_goto;                  /* a line the candidate screen should show, 0 none */
+
+	struct runner *runner;          /* the run in progress, NULL when none */
+	struct run_record *run;         /* the latest run (owned), NULL before the first */
+	int run_task;
+	struct recorder *recorder;
+	struct run_events ev_record, ev_recorder, ev_tee;
+	struct run_events_tee tee;
+
+	struct run_record *view;        /* what results, diff and log show */
+	struct run_record history_run;  /* a run loaded from the history */
+	int have_history_run;
+	int view_case, view_output;
+
+	int history_task;               /* history screen scope: a task index, -1 all */
+	long long compare[2];           /* run ids for the compare screen */
+
+	enum screen_id stack[16];
+	int depth;
+	enum screen_id next_screen;
+
+	char msg[512];
+	int msg_role;
+	struct prompt prompt;
+	struct paste paste;
+
+	int cols, rows;
+	double now;                     /* unix seconds, for "2m ago" */
+	int frames;
+};
+
+/* ---- session.c: what the screens may ask of the session --------------------------------- */
+
+void session_init(struct tui *t, const struct catalogue *cat, const char *db_path, const char *tasks_root);
+void session_free(struct tui *t);
+/* Re-read the history's figures (after a run). */
+void session_reload(struct tui *t);
+
+/* The bottom bar's message until the next key. */
+void tui_message(struct tui *t, int role, const char *fmt, ...) KBX_PRINTF(3, 4);
+/* Ask for t->next_screen to open: returns R_OPEN for the handler to return. */
+unsigned tui_open(struct tui *t, enum screen_id id);
+enum screen_id tui_top(const struct tui *t);
+
+const struct task *tui_task(const struct tui *t);
+struct candidate *tui_candidate(struct tui *t);
+/* Replace the current task's candidate (source copied). */
+void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path);
+/* Load a file as the current task's candidate; a message says what happened. */
+int candidate_load_file(struct tui *t, const char *path);
+
+/* Start a line prompt in the bottom bar. */
+void prompt_open(struct tui *t, const char *label, const char *init, int paths, prompt_fn accept, prompt_fn change,
+		 prompt_fn cancel);
+void prompt_close(struct tui *t);
+/* Feed one key to the prompt; returns result bits. */
+unsigned prompt_key(struct tui *t, int key);
+
+/* Start capturing a paste as the current task's candidate. */
+void paste_begin(struct tui *t, int bracketed);
+unsigned paste_key(struct tui *t, int key);
+
+/* The global keys (after the screen passed). */
+unsigned session_global_key(struct tui *t, enum action a, int key);
+
+/* Runs. */
+int session_run(struct tui *t, int reference);
+void session_run_finished(struct tui *t);
+/* Show a run from the history in the results screen. */
+int session_view_history(struct tui *t, long long run_id);
+
+/* Golden availability for the task screen (tables loaded once, on first use). */
+void session_golden_info(struct tui *t, const struct task *task, struct golden_info *g);
+void session_golden_info_free(struct golden_info *g);
+
+/* The bottom bar's hint text for a screen. */
+void session_hints(const struct screen_ops *ops, char *buf, size_t len);
+
+#endif
