@@ -24,6 +24,7 @@
 #include "problem.h"
 #include "stats.h"
 #include "util.h"
+#include "verify.h"
 
 #define GUARD_BYTES (64 * 1024)
 #define GUARD_BYTE 0xCB
@@ -505,10 +506,14 @@ static enum kbx_status marshal(const struct run *r, const struct program *p, con
 }
 
 /* Run every launch of p in order. With `sync`, synchronise after each launch (correctness runs:
- * errors and hangs are pinned on one launch) and announce each with a phase event. */
+ * errors and hangs are pinned on one launch) and announce each with a phase event, and run the
+ * whole sequence `calls` times when the problem binds `calls` (consecutive optimizer steps on the
+ * same state); a timed call is always one sequence. */
 static enum kbx_status run_launches(struct run *r, const struct program *p, const struct dev_set *s,
 				    const struct problem *pb, int sync, const char *label, char *why, size_t whylen)
 {
+	const struct expr_value *cv = sync ? expr_env_get(&pb->env, "calls") : NULL;
+	long long calls = cv ? (cv->is_float ? (long long)cv->f : cv->i) : 1, call;
 	struct expr_env env = { 0 };
 	enum kbx_status st = KBX_OK;
 	int i, k;
@@ -517,42 +522,44 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 	for (i = 0; i < pb->env.n; i++)
 		expr_env_set(&env, pb->env.names[i], pb->env.values[i]);
 	expr_env_set_int(&env, "sms", r->info.sms);
-	for (i = 0; i < p->spec.nlaunches && !st; i++) {
-		const struct launch *l = &p->spec.launches[i];
-		unsigned grid[3], block[3], smem;
-		union param vals[64];
-		void *params[64];
+	for (call = 0; call < calls && !st; call++) {
+		for (i = 0; i < p->spec.nlaunches && !st; i++) {
+			const struct launch *l = &p->spec.launches[i];
+			unsigned grid[3], block[3], smem;
+			union param vals[64];
+			void *params[64];
 
-		if (l->nargs > 64) {
-			st = kbx_error(KBX_EINVAL, "%s line %d: more than 64 arguments", p->role, l->line);
-			break;
-		}
-		for (k = 0; k < 3 && !st; k++)
-			st = eval_dim(l->grid[k], &env, p->role, l, "grid", &grid[k]);
-		for (k = 0; k < 3 && !st; k++)
-			st = eval_dim(l->block[k], &env, p->role, l, "block", &block[k]);
-		if (!st)
-			st = eval_dim(l->smem, &env, p->role, l, "shared memory size", &smem);
-		if (!st)
-			st = marshal(r, p, l, s, &env, vals, params);
-		if (st) {
-			snprintf(why, whylen, "%s", kbx_last_error());
-			break;
-		}
-		if (!grid[0] || !grid[1] || !grid[2])
-			continue;  /* an empty grid has nothing to do (empty tensors) */
-		if (smem > 48 * 1024)
-			gpu_function_set_smem(r->gpu, p->fns[i], (int)smem);
-		if (sync)
-			emit_phase(r, r->o->launch_limit_s, "%s: %s launch %d '%s'", label, p->role, i + 1, l->kernel);
-		st = gpu_launch(r->gpu, p->fns[i], l->kernel, grid, block, smem, params, l->cooperative);
-		if (!st && sync)
-			st = gpu_sync(r->gpu);
-		if (st) {
-			snprintf(why, whylen, "%s launch %d '%s' (line %d) failed: %s", p->role, i + 1, l->kernel, l->line,
-				 kbx_last_error());
-			if (gpu_is_sticky(r->gpu))
-				r->sticky = 1;
+			if (l->nargs > 64) {
+				st = kbx_error(KBX_EINVAL, "%s line %d: more than 64 arguments", p->role, l->line);
+				break;
+			}
+			for (k = 0; k < 3 && !st; k++)
+				st = eval_dim(l->grid[k], &env, p->role, l, "grid", &grid[k]);
+			for (k = 0; k < 3 && !st; k++)
+				st = eval_dim(l->block[k], &env, p->role, l, "block", &block[k]);
+			if (!st)
+				st = eval_dim(l->smem, &env, p->role, l, "shared memory size", &smem);
+			if (!st)
+				st = marshal(r, p, l, s, &env, vals, params);
+			if (st) {
+				snprintf(why, whylen, "%s", kbx_last_error());
+				break;
+			}
+			if (!grid[0] || !grid[1] || !grid[2])
+				continue;  /* an empty grid has nothing to do (empty tensors) */
+			if (smem > 48 * 1024)
+				gpu_function_set_smem(r->gpu, p->fns[i], (int)smem);
+			if (sync)
+				emit_phase(r, r->o->launch_limit_s, "%s: %s launch %d '%s'", label, p->role, i + 1, l->kernel);
+			st = gpu_launch(r->gpu, p->fns[i], l->kernel, grid, block, smem, params, l->cooperative);
+			if (!st && sync)
+				st = gpu_sync(r->gpu);
+			if (st) {
+				snprintf(why, whylen, "%s launch %d '%s' (line %d) failed: %s", p->role, i + 1, l->kernel, l->line,
+					 kbx_last_error());
+				if (gpu_is_sticky(r->gpu))
+					r->sticky = 1;
+			}
 		}
 	}
 	expr_env_free(&env);
@@ -749,7 +756,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 	char why[1024];
 	void **cand_out = NULL;
 	struct sbuf msg = SBUF_INIT;
-	int i, nout = 0;
+	int i, nout = 0, property = t->verifier && !strcmp(t->verifier, "property");
 
 	cr->verdict = V_PASS;
 	st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
@@ -814,10 +821,20 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			continue;
 		o = &cr->outputs[cr->noutputs++];
 		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
+		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
+		if (property) {
+			/* Judged as a whole below; only unwritten elements are reported per output. */
+			o->cmp.n = b->numel;
+			o->cmp.pass = !unwritten;
+			o->cmp.cosine = o->cmp.l1_relative = o->cmp.rmse = -1;
+			if (unwritten)
+				sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
+					  b->numel, b->arg->name);
+			continue;
+		}
 		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &t->tol, &o->cmp);
 		if (o->cmp.pass)
 			continue;
-		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
 		if (unwritten)
 			sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
 				  b->numel, b->arg->name);
@@ -832,6 +849,21 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s)",
 				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches + o->cmp.nan_mismatches + o->cmp.inf_mismatches,
 				  o->cmp.n, o->cmp.max_abs, at);
+		}
+	}
+	if (property) {
+		struct verify_result vr;
+
+		st = verify_property(t, &c->pb, c->in, cand_out, c->ref_out, &vr);
+		if (st) {
+			host_free(cand_out, c->pb.nbufs);
+			sbuf_release(&msg);
+			return st;
+		}
+		if (!vr.pass) {
+			sbuf_addf(&msg, "%s%s", msg.len ? "; " : "", vr.message);
+			for (i = 0; i < cr->noutputs; i++)
+				cr->outputs[i].cmp.pass = 0;
 		}
 	}
 	if (msg.len) {

@@ -353,9 +353,9 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 		} else if (strcmp(e->key, "mirrors") == 0) {
 			t->mirrors = xstrdup(v);
 		} else if (strcmp(e->key, "verifier") == 0) {
-			if (strcmp(v, "elementwise") != 0 && strcmp(v, "distribution") != 0)
+			if (strcmp(v, "elementwise") != 0 && strcmp(v, "distribution") != 0 && strcmp(v, "property") != 0)
 				return kbx_error(KBX_EPARSE,
-						 "unknown verifier '%s' in '%s' line %d (expected elementwise or distribution)", v,
+						 "unknown verifier '%s' in '%s' line %d (expected elementwise, distribution or property)", v,
 						 path, e->line);
 			free(t->verifier);
 			t->verifier = xstrdup(v);
@@ -740,6 +740,69 @@ static enum kbx_status parse_verifier_section(struct task *t, const struct raw_s
 	return KBX_OK;
 }
 
+/* verifier = property: core/verify.h. Each property names its roles; every role is a buffer. */
+static const struct {
+	const char *property;
+	const char *roles[5];   /* "?" prefix: optional */
+} property_roles[] = {
+	{ "eig", { "input", "values", "vectors", NULL } },
+	{ "svd", { "input", "u", "s", "vh", NULL } },
+	{ "qr", { "input", "?q", "r", NULL } },
+};
+
+static enum kbx_status parse_property_section(struct task *t, const struct raw_section *sec)
+{
+	const char *path = t->ini_path, *property = NULL;
+	size_t p, r;
+	int i, found = -1;
+
+	for (i = 0; i < sec->n; i++)
+		if (strcmp(sec->e[i].key, "property") == 0)
+			property = sec->e[i].value;
+	for (p = 0; property && p < sizeof(property_roles) / sizeof(property_roles[0]); p++)
+		if (strcmp(property, property_roles[p].property) == 0)
+			found = (int)p;
+	if (found < 0)
+		return kbx_error(KBX_EPARSE, "%s property in [verifier] of '%s' line %d (expected eig, svd or qr)",
+				 property ? "unknown" : "missing", path, sec->line);
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		const struct task_arg *a;
+		int known = !strcmp(e->key, "property") || !strcmp(e->key, "tol");
+
+		for (r = 0; !known && property_roles[found].roles[r]; r++) {
+			const char *role = property_roles[found].roles[r];
+
+			known = !strcmp(e->key, role[0] == '?' ? role + 1 : role);
+		}
+		if (!known)
+			return kbx_error(KBX_EPARSE, "unknown key '%s' in [verifier] of '%s' line %d (not a role of property %s)",
+					 e->key, path, e->line, property);
+		if (!strcmp(e->key, "property") || !strcmp(e->key, "tol"))
+			continue;
+		a = task_find_arg(t, e->value);
+		if (!a || a->dir == ARG_SCALAR)
+			return kbx_error(KBX_EPARSE, "%s = %s in [verifier] of '%s' line %d is not a buffer of [args]", e->key,
+					 e->value, path, e->line);
+	}
+	for (r = 0; property_roles[found].roles[r]; r++) {
+		const char *role = property_roles[found].roles[r];
+		int have = role[0] == '?';
+
+		for (i = 0; !have && i < sec->n; i++)
+			have = !strcmp(sec->e[i].key, role);
+		if (!have)
+			return kbx_error(KBX_EPARSE, "missing '%s' in [verifier] of '%s' line %d (property %s)", role, path,
+					 sec->line, property);
+	}
+	for (i = 0; i < sec->n && strcmp(sec->e[i].key, "tol"); i++)
+		;
+	if (i == sec->n)
+		return kbx_error(KBX_EPARSE, "missing 'tol' in [verifier] of '%s' line %d", path, sec->line);
+	copy_bindings(sec, &t->verifier_params, &t->nverifier_params);
+	return KBX_OK;
+}
+
 /* ---- the whole task ------------------------------------------------------------------------- */
 
 static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier" };
@@ -875,15 +938,16 @@ static enum kbx_status load(struct task *t)
 		else if (strcmp(sec->name, "perf") == 0)
 			st = parse_perf_section(t, sec);
 		else if (strcmp(sec->name, "verifier") == 0)
-			st = strcmp(t->verifier, "distribution") == 0
-			     ? parse_verifier_section(t, sec)
-			     : kbx_error(KBX_EPARSE, "[verifier] in '%s' line %d needs 'verifier = distribution' in [task]",
+			st = strcmp(t->verifier, "distribution") == 0 ? parse_verifier_section(t, sec)
+			     : strcmp(t->verifier, "property") == 0 ? parse_property_section(t, sec)
+			     : kbx_error(KBX_EPARSE,
+					 "[verifier] in '%s' line %d needs 'verifier = distribution' or 'property' in [task]",
 					 t->ini_path, sec->line);
 	}
 	if (st)
 		goto out;
-	if (strcmp(t->verifier, "distribution") == 0 && !find_section(&s, "verifier")) {
-		st = kbx_error(KBX_EPARSE, "'verifier = distribution' in '%s' needs a [verifier] section", t->ini_path);
+	if (strcmp(t->verifier, "elementwise") != 0 && !find_section(&s, "verifier")) {
+		st = kbx_error(KBX_EPARSE, "'verifier = %s' in '%s' needs a [verifier] section", t->verifier, t->ini_path);
 		goto out;
 	}
 	if (t->ncases == 0) {

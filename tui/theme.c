@@ -330,6 +330,7 @@ static int handler(void *user, const char *section, const char *name, const char
 			set_err(p, "unknown colour role '%s'%s", name, "");
 			return 0;
 		}
+		p->th->set[r] = 1;
 		return parse_style(p, name, value, &p->th->roles[r]);
 	}
 	set_err(p, "unknown section '%s'%s", section, "");

@@ -123,6 +123,7 @@ struct theme {
 	char description[128];
 	int color;                      /* 0: attributes only */
 	struct role_style roles[ROLE_COUNT];
+	unsigned char set[ROLE_COUNT];  /* 1 where the theme file named the role */
 };
 
 const char *role_name(int role);

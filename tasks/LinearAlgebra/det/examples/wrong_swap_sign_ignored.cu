@@ -16,7 +16,6 @@ det_lu_nosign(const float* __restrict__ a, float* __restrict__ w, float* __restr
 	extern __shared__ int perm[]; // logical row r lives in physical row perm[r]
 	__shared__ float s_val[8];
 	__shared__ int s_idx[8];
-	__shared__ int s_p;
 	const int tid = threadIdx.x, lane = tid % 32, wid = tid / 32;
 	const long long gtid = (long long)blockIdx.x * blockDim.x + tid;
 	const long long gstride = (long long)gridDim.x * blockDim.x;
@@ -62,7 +61,6 @@ det_lu_nosign(const float* __restrict__ a, float* __restrict__ w, float* __restr
 			int t = perm[j];
 			perm[j] = perm[p];
 			perm[p] = t;
-			s_p = p;
 		}
 		__syncthreads();
 		const long long prow = (long long)perm[j] * n;

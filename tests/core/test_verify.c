@@ -1,0 +1,342 @@
+/* Property verifiers: exact decompositions pass, so do the sign/order/phase freedoms they allow;
+ * each broken property fails with a message naming it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "core/verify.h"
+
+#define MAXB 8
+
+struct fixture {
+	struct task t;
+	struct task_arg args[MAXB];
+	struct binding vp[MAXB];
+	struct problem p;
+	struct problem_buf bufs[MAXB];
+	void *in[MAXB], *cand[MAXB], *ref[MAXB];
+};
+
+static void add_buf(struct fixture *f, const char *name, enum arg_dir dir, enum dtype dt, int ndim, long long d0,
+		    long long d1, long long d2)
+{
+	int i = f->t.nargs++;
+	struct problem_buf *b = &f->bufs[i];
+	long long dims[3] = { d0, d1, d2 };
+	int k;
+
+	f->args[i].name = (char *)name;
+	f->args[i].dir = dir;
+	f->args[i].dtype = dt;
+	b->arg = &f->args[i];
+	b->ndim = ndim;
+	b->numel = 1;
+	for (k = 0; k < ndim; k++) {
+		b->shape[k] = dims[k];
+		b->numel *= (size_t)dims[k];
+	}
+	b->bytes = b->numel * dtype_size(dt);
+	f->p.nbufs = f->t.nargs;
+	if (dir == ARG_IN) {
+		f->in[i] = xcalloc(b->numel + 1, dtype_size(dt));
+	} else {
+		f->cand[i] = xcalloc(b->numel + 1, dtype_size(dt));
+		f->ref[i] = xcalloc(b->numel + 1, dtype_size(dt));
+	}
+}
+
+static void set_param(struct fixture *f, const char *k, const char *v)
+{
+	f->vp[f->t.nverifier_params].key = (char *)k;
+	f->vp[f->t.nverifier_params].value = (char *)v;
+	f->t.nverifier_params++;
+}
+
+static struct fixture *fixture_new(const char *property, const char *tol)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+
+	f->t.args = f->args;
+	f->t.verifier_params = f->vp;
+	f->t.ini_path = "test.ini";
+	f->t.verifier = "property";
+	f->p.bufs = f->bufs;
+	if (property)
+		set_param(f, "property", property);
+	if (tol)
+		set_param(f, "tol", tol);
+	return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	int i;
+
+	for (i = 0; i < MAXB; i++) {
+		free(f->in[i]);
+		free(f->cand[i]);
+		free(f->ref[i]);
+	}
+	free(f);
+}
+
+static float *F(void *p)
+{
+	return p;
+}
+
+/* A 3x3 rotation about z then x: orthogonal, no zero entries that hide index mistakes. */
+static void rotation(double q[3][3], double a, double b)
+{
+	double rz[3][3] = { { cos(a), -sin(a), 0 }, { sin(a), cos(a), 0 }, { 0, 0, 1 } };
+	double rx[3][3] = { { 1, 0, 0 }, { 0, cos(b), -sin(b) }, { 0, sin(b), cos(b) } };
+	int i, j, k;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 3; j++) {
+			q[i][j] = 0;
+			for (k = 0; k < 3; k++)
+				q[i][j] += rz[i][k] * rx[k][j];
+		}
+}
+
+/* ------------------------------------------------------------------- svd ---- */
+
+/* A (3x3) = U diag(s) V^T with U, V rotations; outputs U, S, Vh (= V^T). */
+static struct fixture *svd_fixture(void)
+{
+	struct fixture *f = fixture_new("svd", "1e-5");
+	double u[3][3], v[3][3], s[3] = { 5, 2, 0.5 };
+	int i, j, k;
+
+	add_buf(f, "A", ARG_IN, DT_F32, 2, 3, 3, 0);
+	add_buf(f, "U", ARG_OUT, DT_F32, 2, 3, 3, 0);
+	add_buf(f, "S", ARG_OUT, DT_F32, 1, 3, 0, 0);
+	add_buf(f, "Vh", ARG_OUT, DT_F32, 2, 3, 3, 0);
+	set_param(f, "input", "A");
+	set_param(f, "u", "U");
+	set_param(f, "s", "S");
+	set_param(f, "vh", "Vh");
+	rotation(u, 0.3, 0.7);
+	rotation(v, -1.1, 0.4);
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 3; j++) {
+			double a = 0;
+
+			for (k = 0; k < 3; k++)
+				a += u[i][k] * s[k] * v[j][k];
+			F(f->in[0])[i * 3 + j] = (float)a;
+			F(f->cand[1])[i * 3 + j] = F(f->ref[1])[i * 3 + j] = (float)u[i][j];
+			F(f->cand[3])[i * 3 + j] = F(f->ref[3])[i * 3 + j] = (float)v[j][i];
+		}
+	for (k = 0; k < 3; k++)
+		F(f->cand[2])[k] = F(f->ref[2])[k] = (float)s[k];
+	return f;
+}
+
+static int run_verify(struct fixture *f, struct verify_result *vr)
+{
+	assert_int_equal(verify_property(&f->t, &f->p, f->in, f->cand, f->ref, vr), KBX_OK);
+	return vr->pass;
+}
+
+static void test_svd(void **state)
+{
+	struct fixture *f = svd_fixture();
+	struct verify_result vr;
+	int i;
+
+	(void)state;
+	assert_true(run_verify(f, &vr));
+	assert_true(vr.worst <= 1);
+	/* Flip the sign of singular pair 1: still a valid SVD. */
+	for (i = 0; i < 3; i++) {
+		F(f->cand[1])[i * 3 + 1] *= -1;
+		F(f->cand[3])[1 * 3 + i] *= -1;
+	}
+	assert_true(run_verify(f, &vr));
+	/* Flip only U's column: the reconstruction breaks. */
+	for (i = 0; i < 3; i++)
+		F(f->cand[1])[i * 3 + 1] *= -1;
+	assert_false(run_verify(f, &vr));
+	assert_non_null(strstr(vr.message, "reconstruction"));
+	fixture_free(f);
+
+	f = svd_fixture();
+	F(f->cand[2])[0] *= 1.01f;      /* a wrong singular value */
+	assert_false(run_verify(f, &vr));
+	assert_non_null(strstr(vr.message, "S_ref"));
+	assert_true(vr.worst > 1);
+	fixture_free(f);
+
+	f = svd_fixture();
+	F(f->cand[1])[0] += 1e-3f;      /* U no longer orthonormal */
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+
+	f = svd_fixture();
+	F(f->cand[2])[2] = NAN;
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+}
+
+/* -------------------------------------------------------------------- qr ---- */
+
+static struct fixture *qr_fixture(void)
+{
+	struct fixture *f = fixture_new("qr", "1e-5");
+	double q[3][3], r[3][3] = { { 3, -1, 2 }, { 0, 2, 0.5 }, { 0, 0, -1.5 } };
+	int i, j, k;
+
+	add_buf(f, "A", ARG_IN, DT_F32, 2, 3, 3, 0);
+	add_buf(f, "Q", ARG_OUT, DT_F32, 2, 3, 3, 0);
+	add_buf(f, "R", ARG_OUT, DT_F32, 2, 3, 3, 0);
+	set_param(f, "input", "A");
+	set_param(f, "q", "Q");
+	set_param(f, "r", "R");
+	rotation(q, 0.9, -0.3);
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 3; j++) {
+			double a = 0;
+
+			for (k = 0; k < 3; k++)
+				a += q[i][k] * r[k][j];
+			F(f->in[0])[i * 3 + j] = (float)a;
+			F(f->cand[1])[i * 3 + j] = F(f->ref[1])[i * 3 + j] = (float)q[i][j];
+			F(f->cand[2])[i * 3 + j] = F(f->ref[2])[i * 3 + j] = (float)r[i][j];
+		}
+	return f;
+}
+
+static void test_qr(void **state)
+{
+	struct fixture *f = qr_fixture();
+	struct verify_result vr;
+	int i;
+
+	(void)state;
+	assert_true(run_verify(f, &vr));
+	for (i = 0; i < 3; i++) {      /* Q D, D R with D = diag(1, -1, 1): also a QR */
+		F(f->cand[1])[i * 3 + 1] *= -1;
+		F(f->cand[2])[1 * 3 + i] *= -1;
+	}
+	assert_true(run_verify(f, &vr));
+	F(f->cand[2])[2 * 3 + 0] = 0.25f;       /* below the diagonal */
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+
+	f = qr_fixture();
+	for (i = 0; i < 9; i++)         /* Q scaled: reconstruction and orthonormality break */
+		F(f->cand[1])[i] *= 1.001f;
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+}
+
+/* ------------------------------------------------------------------- eig ---- */
+
+/* A = [[0, -2], [2, 0]]: eigenvalues +-2i, eigenvectors (1, -+i)/sqrt(2). */
+static struct fixture *eig_fixture(void)
+{
+	struct fixture *f = fixture_new("eig", "1e-5");
+	float h = (float)M_SQRT1_2;
+	float vec[8] = { h, 0, h, 0, 0, -h, 0, h };     /* [[h, h], [-ih, ih]] row-major, (re, im) */
+	float val[4] = { 0, 2, 0, -2 };
+	float a[4] = { 0, -2, 2, 0 };
+
+	add_buf(f, "A", ARG_IN, DT_F32, 2, 2, 2, 0);
+	add_buf(f, "L", ARG_OUT, DT_C64, 1, 2, 0, 0);
+	add_buf(f, "V", ARG_OUT, DT_C64, 2, 2, 2, 0);
+	set_param(f, "input", "A");
+	set_param(f, "values", "L");
+	set_param(f, "vectors", "V");
+	memcpy(f->in[0], a, sizeof(a));
+	memcpy(f->cand[1], val, sizeof(val));
+	memcpy(f->ref[1], val, sizeof(val));
+	memcpy(f->cand[2], vec, sizeof(vec));
+	memcpy(f->ref[2], vec, sizeof(vec));
+	return f;
+}
+
+static void test_eig(void **state)
+{
+	struct fixture *f = eig_fixture();
+	struct verify_result vr;
+	float *v, *l, t;
+	int i;
+
+	(void)state;
+	assert_true(run_verify(f, &vr));
+	/* Swap the two eigenpairs: same decomposition, other order. */
+	l = f->cand[1];
+	v = f->cand[2];
+	t = l[1], l[1] = l[3], l[3] = t;
+	for (i = 0; i < 2; i++) {
+		float re = v[i * 4 + 0], im = v[i * 4 + 1];
+
+		v[i * 4 + 0] = v[i * 4 + 2];
+		v[i * 4 + 1] = v[i * 4 + 3];
+		v[i * 4 + 2] = re;
+		v[i * 4 + 3] = im;
+	}
+	assert_true(run_verify(f, &vr));
+	/* Multiply eigenvector 0 by the phase i: still an eigenvector of unit length. */
+	for (i = 0; i < 2; i++) {
+		float re = v[i * 4 + 0], im = v[i * 4 + 1];
+
+		v[i * 4 + 0] = -im;
+		v[i * 4 + 1] = re;
+	}
+	assert_true(run_verify(f, &vr));
+	fixture_free(f);
+
+	f = eig_fixture();
+	((float *)f->cand[1])[1] = 2.1f;        /* a wrong eigenvalue */
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+
+	f = eig_fixture();
+	for (i = 0; i < 8; i++)                 /* right directions, wrong length */
+		((float *)f->cand[2])[i] *= 2;
+	assert_false(run_verify(f, &vr));
+	assert_non_null(strstr(vr.message, "unit length"));
+	fixture_free(f);
+}
+
+static void test_config_errors(void **state)
+{
+	struct fixture *f = fixture_new("lu", "1e-5");
+	struct verify_result vr;
+
+	(void)state;
+	assert_int_equal(verify_property(&f->t, &f->p, f->in, f->cand, f->ref, &vr), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "unknown property 'lu'"));
+	fixture_free(f);
+	f = fixture_new("svd", NULL);
+	assert_int_equal(verify_property(&f->t, &f->p, f->in, f->cand, f->ref, &vr), KBX_EINVAL);
+	fixture_free(f);
+	f = fixture_new("svd", "1e-5 +");
+	assert_int_not_equal(verify_property(&f->t, &f->p, f->in, f->cand, f->ref, &vr), KBX_OK);
+	fixture_free(f);
+	f = svd_fixture();
+	f->vp[2].value = "nope";                /* input = nope */
+	assert_int_equal(verify_property(&f->t, &f->p, f->in, f->cand, f->ref, &vr), KBX_EINVAL);
+	fixture_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_svd),
+		cmocka_unit_test(test_qr),
+		cmocka_unit_test(test_eig),
+		cmocka_unit_test(test_config_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

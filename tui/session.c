@@ -1,0 +1,812 @@
+/*
+ * session.c - the explorer's state and what screens may ask of it: candidates, prompts,
+ * pastes, runs, the history, golden tables, and the keys every screen shares. No curses here:
+ * the event loop and the terminal are tui.c's.
+ */
+#include "ui.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/golden.h"
+#include "../core/nvrtc.h"
+#include "../core/util.h"
+#include "../core/worker.h"
+#include "complete.h"
+#include "starter.h"
+
+static const struct screen_ops *const all_screens[SCR_COUNT] = {
+#define SCREEN_PTR(id, ops) [id] = &ops,
+	SCREEN_LIST(SCREEN_PTR)
+#undef SCREEN_PTR
+};
+
+const struct screen_ops *screen_ops_of(enum screen_id id)
+{
+	return id < SCR_COUNT ? all_screens[id] : all_screens[SCR_BROWSER];
+}
+
+/* Golden tables, loaded on first use (a few MB of JSON the first frame does not need). */
+static char **gnames;
+static struct golden_table **gtables;
+static int ngolden = -1;
+
+void session_init(struct tui *t, const struct catalogue *cat, const char *db_path, const char *tasks_root)
+{
+	memset(t, 0, sizeof(*t));
+	t->cat = cat;
+	t->db_path = db_path;
+	t->tasks_root = tasks_root;
+	t->task = -1;
+	t->run_task = -1;
+	t->history_task = -1;
+	t->view_case = -1;
+	model_init(&t->model, cat);
+	t->cands = xcalloc((size_t)(cat->ntasks ? cat->ntasks : 1), sizeof(*t->cands));
+	if (db_path && db_open(db_path, &t->db) != KBX_OK) {
+		snprintf(t->history_note, sizeof(t->history_note), "no history: %s", kbx_last_error());
+		t->db = NULL;
+	}
+	session_reload(t);
+	t->now = (double)time(NULL);
+}
+
+void session_reload(struct tui *t)
+{
+	if (model_load_history(&t->model, t->db) != KBX_OK)
+		snprintf(t->history_note, sizeof(t->history_note), "history unreadable: %s", kbx_last_error());
+}
+
+static void candidate_free(struct candidate *c)
+{
+	free(c->source);
+	free(c->name);
+	free(c->path);
+	free(c->static_why);
+	memset(c, 0, sizeof(*c));
+}
+
+void session_free(struct tui *t)
+{
+	runner_free(t->runner);
+	t->runner = NULL;
+	recorder_free(t->recorder);
+	t->recorder = NULL;
+	if (t->run) {
+		run_record_free(t->run);
+		free(t->run);
+	}
+	if (t->have_history_run)
+		run_record_free(&t->history_run);
+	for (int i = 0; i < t->cat->ntasks; i++)
+		candidate_free(&t->cands[i]);
+	free(t->cands);
+	prompt_close(t);
+	sbuf_release(&t->paste.buf);
+	for (int i = 0; i < t->nthemes; i++)
+		free(t->themes[i]);
+	free(t->themes);
+	free(t->theme_dir);
+	model_free(&t->model);
+	db_close(t->db);
+	for (int i = 0; i < ngolden; i++) {
+		free(gnames[i]);
+		golden_free(gtables[i]);
+	}
+	free(gnames);
+	free(gtables);
+	gnames = NULL;
+	gtables = NULL;
+	ngolden = -1;
+	memset(t, 0, sizeof(*t));
+}
+
+void tui_message(struct tui *t, int role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
+	va_end(ap);
+	/* one line: a message with a newline would break the bottom bar */
+	for (char *p = t->msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	t->msg_role = role;
+}
+
+unsigned tui_open(struct tui *t, enum screen_id id)
+{
+	t->next_screen = id;
+	return R_HANDLED | R_OPEN;
+}
+
+enum screen_id tui_top(const struct tui *t)
+{
+	return t->depth ? t->stack[t->depth - 1] : SCR_BROWSER;
+}
+
+const struct task *tui_task(const struct tui *t)
+{
+	return t->task >= 0 && t->task < t->cat->ntasks ? t->cat->tasks[t->task] : NULL;
+}
+
+struct candidate *tui_candidate(struct tui *t)
+{
+	return t->task >= 0 && t->task < t->cat->ntasks ? &t->cands[t->task] : NULL;
+}
+
+void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path)
+{
+	struct candidate *c;
+	unsigned v;
+	char *why = NULL;
+
+	if (task < 0 || task >= t->cat->ntasks)
+		return;
+	c = &t->cands[task];
+	v = c->version;
+	candidate_free(c);
+	c->version = v + 1;
+	c->source = xstrdup(source ? source : "");
+	c->name = xstrdup(name ? name : "candidate");
+	c->path = path ? xstrdup(path) : NULL;
+	/* the include check is the static check core has today: show its finding on its line */
+	if (!nvrtc_source_includes_ok(c->source, &why)) {
+		c->static_why = why ? why : xstrdup("an #include is not allowed");
+		c->static_line = report_static_line(c->static_why);
+	} else {
+		free(why);
+	}
+}
+
+int candidate_load_file(struct tui *t, const char *input)
+{
+	char *path = path_expand(input), *text;
+	size_t len;
+
+	if (!tui_task(t)) {
+		free(path);
+		tui_message(t, ROLE_ERRMSG, "select a task first");
+		return 0;
+	}
+	if (read_file(path, &text, &len) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+		free(path);
+		return 0;
+	}
+	if (memchr(text, '\0', len)) {
+		tui_message(t, ROLE_ERRMSG, "'%s' is not a text file", path);
+		free(text);
+		free(path);
+		return 0;
+	}
+	candidate_set(t, t->task, text, path, path);
+	tui_message(t, ROLE_MESSAGE, "loaded '%s' (%zu bytes)", path, len);
+	free(text);
+	free(path);
+	return 1;
+}
+
+/* ---- the prompt -------------------------------------------------------------------------- */
+
+static void prompt_free_matches(struct prompt *p)
+{
+	path_matches_free(p->matches, p->nmatches);
+	p->matches = NULL;
+	p->nmatches = 0;
+}
+
+void prompt_open(struct tui *t, const char *label, const char *init, int paths, prompt_fn accept, prompt_fn change,
+		 prompt_fn cancel)
+{
+	struct prompt *p = &t->prompt;
+
+	prompt_free_matches(p);
+	memset(p, 0, sizeof(*p));
+	p->active = 1;
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	snprintf(p->buf, sizeof(p->buf), "%s", init ? init : "");
+	p->len = p->cur = strlen(p->buf);
+	p->paths = paths;
+	p->accept = accept;
+	p->change = change;
+	p->cancel = cancel;
+}
+
+void prompt_close(struct tui *t)
+{
+	prompt_free_matches(&t->prompt);
+	t->prompt.active = 0;
+}
+
+static size_t utf8_encode(unsigned cp, char out[4])
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp >= 0xd800 && cp < 0xe000)
+		return 0;
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	if (cp < 0x110000) {
+		out[0] = (char)(0xf0 | (cp >> 18));
+		out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[3] = (char)(0x80 | (cp & 0x3f));
+		return 4;
+	}
+	return 0;
+}
+
+static int printable_key(int key)
+{
+	return key >= 32 && key != 127 && key < TK_BASE;
+}
+
+static void prompt_complete(struct tui *t)
+{
+	struct prompt *p = &t->prompt;
+	char *done = NULL, **m = NULL;
+	int n;
+
+	prompt_free_matches(p);
+	n = path_complete(p->buf, &done, &m);
+	if (strlen(done) < sizeof(p->buf)) {
+		int grew = strcmp(done, p->buf) != 0;
+
+		snprintf(p->buf, sizeof(p->buf), "%s", done);
+		p->len = p->cur = strlen(p->buf);
+		if (grew)
+			p->tabs = 0;
+	}
+	free(done);
+	if (n == 0) {
+		tui_message(t, ROLE_ERRMSG, "no file matches");
+		path_matches_free(m, n);
+	} else if (n > 1 && p->tabs >= 1) {
+		/* a second Tab without progress lists the choices */
+		p->matches = m;
+		p->nmatches = n;
+	} else {
+		path_matches_free(m, n);
+	}
+	p->tabs++;
+}
+
+unsigned prompt_key(struct tui *t, int key)
+{
+	struct prompt *p = &t->prompt;
+	enum action a = keys_lookup(KS_PROMPT, key);
+	char text[sizeof(p->buf)];
+	prompt_fn fn;
+
+	if (a != A_PROMPT_COMPLETE)
+		p->tabs = 0;
+	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END || key == TK_RESIZE)
+		return R_HANDLED;
+	switch (a) {
+	case A_PROMPT_ACCEPT:
+		snprintf(text, sizeof(text), "%s", p->buf);
+		fn = p->accept;
+		prompt_close(t);
+		if (fn)
+			fn(t, text);
+		return R_HANDLED | R_REDRAW;
+	case A_PROMPT_CANCEL:
+		fn = p->cancel;
+		prompt_close(t);
+		if (fn)
+			fn(t, "");
+		return R_HANDLED | R_REDRAW;
+	case A_PROMPT_COMPLETE:
+		if (p->paths)
+			prompt_complete(t);
+		return R_HANDLED;
+	case A_PROMPT_ERASE:
+		if (p->cur > 0) {
+			size_t s = p->cur - 1;
+
+			while (s > 0 && ((unsigned char)p->buf[s] & 0xc0) == 0x80)
+				s--;
+			memmove(p->buf + s, p->buf + p->cur, p->len - p->cur + 1);
+			p->len -= p->cur - s;
+			p->cur = s;
+		} else if (p->len == 0) {
+			/* backspace on an empty prompt leaves it, as in less */
+			fn = p->cancel;
+			prompt_close(t);
+			if (fn)
+				fn(t, "");
+			return R_HANDLED;
+		}
+		break;
+	case A_PROMPT_KILL:
+		p->buf[0] = '\0';
+		p->len = p->cur = 0;
+		break;
+	case A_PROMPT_LEFT:
+		while (p->cur > 0) {
+			p->cur--;
+			if (((unsigned char)p->buf[p->cur] & 0xc0) != 0x80)
+				break;
+		}
+		return R_HANDLED;
+	case A_PROMPT_RIGHT:
+		while (p->cur < p->len) {
+			p->cur++;
+			if (p->cur == p->len || ((unsigned char)p->buf[p->cur] & 0xc0) != 0x80)
+				break;
+		}
+		return R_HANDLED;
+	case A_PROMPT_HOME:
+		p->cur = 0;
+		return R_HANDLED;
+	case A_PROMPT_END:
+		p->cur = p->len;
+		return R_HANDLED;
+	default:
+		if (printable_key(key)) {
+			char u[4];
+			size_t k = utf8_encode((unsigned)key, u);
+
+			if (k && p->len + k < sizeof(p->buf)) {
+				memmove(p->buf + p->cur + k, p->buf + p->cur, p->len - p->cur + 1);
+				memcpy(p->buf + p->cur, u, k);
+				p->len += k;
+				p->cur += k;
+			}
+		} else {
+			return R_HANDLED;
+		}
+		break;
+	}
+	prompt_free_matches(p);
+	if (p->change)
+		p->change(t, p->buf);
+	return R_HANDLED;
+}
+
+/* ---- pasting ----------------------------------------------------------------------------- */
+
+void paste_begin(struct tui *t, int bracketed)
+{
+	t->paste.active = 1;
+	t->paste.bracketed = bracketed;
+	t->paste.task = t->task;
+	sbuf_reset(&t->paste.buf);
+	if (t->task < 0)
+		tui_message(t, ROLE_ERRMSG, "select a task before pasting a candidate");
+	else if (!bracketed)
+		tui_message(t, ROLE_MESSAGE, "paste the candidate now (or type it); ^D ends, Esc cancels");
+	else
+		tui_message(t, ROLE_MESSAGE, "pasting...");
+}
+
+static unsigned paste_finish(struct tui *t)
+{
+	struct paste *p = &t->paste;
+	int lines = 0;
+
+	p->active = 0;
+	if (p->task < 0) {
+		tui_message(t, ROLE_ERRMSG, "nothing pasted: select a task first");
+		return R_HANDLED | R_REDRAW;
+	}
+	if (!p->buf.len) {
+		tui_message(t, ROLE_MESSAGE, "nothing pasted");
+		return R_HANDLED | R_REDRAW;
+	}
+	for (size_t i = 0; i < p->buf.len; i++)
+		lines += p->buf.buf[i] == '\n';
+	if (p->buf.buf[p->buf.len - 1] != '\n') {
+		sbuf_adds(&p->buf, "\n");
+		lines++;
+	}
+	t->task = p->task;
+	candidate_set(t, p->task, p->buf.buf, "pasted", NULL);
+	tui_message(t, ROLE_MESSAGE, "pasted %d line%s as the candidate of %s", lines, lines == 1 ? "" : "s",
+		    t->cat->tasks[p->task]->name);
+	sbuf_reset(&p->buf);
+	t->cand_goto = 1;
+	return tui_open(t, SCR_CAND) | R_REDRAW;
+}
+
+unsigned paste_key(struct tui *t, int key)
+{
+	struct paste *p = &t->paste;
+
+	if (key == TK_PASTE_END)
+		return paste_finish(t);
+	if (key == TK_PASTE_BEGIN) {
+		p->bracketed = 1;
+		return R_HANDLED;
+	}
+	if (!p->bracketed) {
+		enum action a = keys_lookup(KS_PASTE, key);
+
+		if (a == A_PASTE_DONE)
+			return paste_finish(t);
+		if (a == A_PASTE_ABORT) {
+			p->active = 0;
+			sbuf_reset(&p->buf);
+			tui_message(t, ROLE_MESSAGE, "paste cancelled");
+			return R_HANDLED | R_REDRAW;
+		}
+		if (key == TK_BACKSPACE) {
+			while (p->buf.len && ((unsigned char)p->buf.buf[p->buf.len - 1] & 0xc0) == 0x80)
+				p->buf.len--;
+			if (p->buf.len)
+				p->buf.len--;
+			if (p->buf.buf)
+				p->buf.buf[p->buf.len] = '\0';
+			return R_HANDLED;
+		}
+	}
+	if (key == TK_ENTER) {
+		sbuf_add(&p->buf, "\n", 1);
+	} else if (key == TK_TAB) {
+		sbuf_add(&p->buf, "\t", 1);
+	} else if (printable_key(key)) {
+		char u[4];
+		size_t k = utf8_encode((unsigned)key, u);
+
+		sbuf_add(&p->buf, u, k);
+	}
+	if (!p->bracketed) {
+		int lines = 0;
+
+		for (size_t i = 0; i < p->buf.len; i++)
+			lines += p->buf.buf[i] == '\n';
+		tui_message(t, ROLE_MESSAGE, "pasting: %d line%s, %zu bytes; ^D ends, Esc cancels", lines,
+			    lines == 1 ? "" : "s", p->buf.len);
+	}
+	return R_HANDLED;
+}
+
+/* ---- shared keys ------------------------------------------------------------------------- */
+
+static int need_task(struct tui *t)
+{
+	if (tui_task(t))
+		return 1;
+	tui_message(t, ROLE_ERRMSG, "select a task first");
+	return 0;
+}
+
+static void load_accept(struct tui *t, const char *text)
+{
+	if (!*text)
+		return;
+	if (candidate_load_file(t, text))
+		t->cand_goto = 1;
+}
+
+unsigned session_global_key(struct tui *t, enum action a, int key)
+{
+	struct candidate *c;
+
+	(void)key;
+	switch (a) {
+	case A_HELP:
+		return tui_open(t, SCR_HELP);
+	case A_BACK:
+		return R_HANDLED | R_BACK;
+	case A_QUIT:
+		return R_HANDLED | R_QUIT;
+	case A_THEME:
+		return R_HANDLED | R_THEME;
+	case A_HISTORY:
+		if (!t->db) {
+			tui_message(t, ROLE_ERRMSG, "%s", *t->history_note ? t->history_note : "no history");
+			return R_HANDLED;
+		}
+		t->history_task = t->task;
+		return tui_open(t, SCR_HISTORY);
+	case A_CANDIDATE:
+		if (!need_task(t))
+			return R_HANDLED;
+		return tui_open(t, SCR_CAND);
+	case A_LOAD:
+		if (!need_task(t))
+			return R_HANDLED;
+		c = tui_candidate(t);
+		{
+			char init[1024];
+
+			if (c && c->path) {
+				const char *slash = strrchr(c->path, '/');
+
+				snprintf(init, sizeof(init), "%.*s", slash ? (int)(slash - c->path + 1) : 0, c->path);
+			} else {
+				snprintf(init, sizeof(init), "%s", "");
+			}
+			prompt_open(t, "load file: ", init, 1, load_accept, NULL, NULL);
+		}
+		return R_HANDLED;
+	case A_PASTE:
+		if (!need_task(t))
+			return R_HANDLED;
+		paste_begin(t, 0);
+		return R_HANDLED;
+	case A_EDIT:
+		if (!need_task(t))
+			return R_HANDLED;
+		return R_HANDLED | R_EDITOR;
+	case A_STARTER:
+		if (!need_task(t))
+			return R_HANDLED;
+		{
+			char *s = starter_text(tui_task(t));
+
+			candidate_set(t, t->task, s, "starter", NULL);
+			free(s);
+			tui_message(t, ROLE_MESSAGE, "the candidate is now the starter skeleton of %s", tui_task(t)->name);
+			t->cand_goto = 1;
+		}
+		return tui_open(t, SCR_CAND);
+	case A_RUN:
+		return R_HANDLED | R_RUN;
+	case A_CANCEL:
+		if (!t->runner) {
+			tui_message(t, ROLE_MESSAGE, "no run in progress");
+			return R_HANDLED;
+		}
+		return R_HANDLED | R_CANCEL;
+	case A_RESULTS:
+		if (!t->run) {
+			tui_message(t, ROLE_MESSAGE, "no run yet: r runs the candidate");
+			return R_HANDLED;
+		}
+		t->view = t->run;
+		return tui_open(t, t->runner ? SCR_RUN : SCR_RESULTS);
+	case A_LOG:
+		if (!t->view && t->run)
+			t->view = t->run;
+		if (!t->view || !t->view->have_compile) {
+			tui_message(t, ROLE_MESSAGE, "no compile log yet");
+			return R_HANDLED;
+		}
+		return tui_open(t, SCR_LOG);
+	case A_REDRAW:
+		return R_HANDLED | R_REDRAW;
+	default:
+		return 0;
+	}
+}
+
+/* ---- runs -------------------------------------------------------------------------------- */
+
+int session_run(struct tui *t, int reference)
+{
+	const struct task *task = tui_task(t);
+	struct candidate *c = tui_candidate(t);
+	struct worker_request req;
+	char *src = NULL;
+	const char *name, *path;
+	size_t len;
+
+	if (!task) {
+		tui_message(t, ROLE_ERRMSG, "select a task first");
+		return 0;
+	}
+	if (t->runner) {
+		tui_message(t, ROLE_ERRMSG, "a run is in progress (x cancels it)");
+		return 0;
+	}
+	if (reference) {
+		if (read_file(task->reference_path, &src, &len) != KBX_OK) {
+			tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+			return 0;
+		}
+		name = path = task->reference_path;
+	} else {
+		if (!c || !c->source) {
+			tui_message(t, ROLE_ERRMSG, "no candidate for %s: o load, p paste, e edit, s starter, 1-9 an example",
+				    task->name);
+			return 0;
+		}
+		src = xstrdup(c->source);
+		path = c->path;
+		name = c->path ? c->path : "candidate.cu";
+	}
+	if (t->run) {
+		if (t->view == t->run)
+			t->view = NULL;
+		run_record_free(t->run);
+	} else {
+		t->run = xmalloc(sizeof(*t->run));
+	}
+	run_record_init(t->run, task->id, src, name);
+	t->run->state = RUN_RUNNING;
+	t->run->started = now_seconds();
+	t->run_task = t->task;
+	t->view = t->run;
+	t->view_case = -1;
+	t->view_output = 0;
+
+	worker_request_default(&req);
+	req.task_id = task->id;
+	req.source = src;
+	req.source_name = (char *)name;
+	req.tasks_root = (char *)t->tasks_root;
+	req.db_path = t->db ? (char *)t->db_path : NULL;
+	if (getenv("KBX_TUI_NO_PERF"))
+		req.no_perf = 1;
+
+	memset(&t->tee, 0, sizeof(t->tee));
+	t->ev_record = run_record_events(t->run);
+	t->tee.to[0] = &t->ev_record;
+	if (t->db) {
+		t->recorder = recorder_new(t->db, task->id, task->category, src, path, req.seed);
+		t->ev_recorder = recorder_events(t->recorder);
+		t->tee.to[1] = &t->ev_recorder;
+	}
+	t->ev_tee = events_tee(&t->tee);
+	/* KBX_TUI_WORKER: another worker binary (tests); by default this very binary */
+	t->runner = runner_start(getenv("KBX_TUI_WORKER"), &req);
+	free(src);
+	if (!t->runner) {
+		t->run->state = RUN_FAILED;
+		snprintf(t->run->error, sizeof(t->run->error), "%s", kbx_last_error());
+		recorder_free(t->recorder);
+		t->recorder = NULL;
+		tui_message(t, ROLE_ERRMSG, "cannot run: %s", t->run->error);
+		return 0;
+	}
+	tui_message(t, ROLE_MESSAGE, "running %s%s", task->name, reference ? " (reference)" : "");
+	return 1;
+}
+
+void session_run_finished(struct tui *t)
+{
+	const char *msg = "";
+	enum kbx_status st = runner_status(t->runner, &msg);
+	struct run_record *r = t->run;
+
+	if (!r->have_summary) {
+		r->state = st == KBX_ECANCEL ? RUN_CANCELLED : RUN_FAILED;
+		snprintf(r->error, sizeof(r->error), "%s",
+			 st == KBX_ECANCEL ? "cancelled" : *msg ? msg : "the worker ended without a verdict");
+	}
+	if (!r->finished)
+		r->finished = now_seconds();
+	runner_free(t->runner);
+	t->runner = NULL;
+	if (t->recorder) {
+		if (recorder_status(t->recorder) != KBX_OK)
+			snprintf(r->error, sizeof(r->error), "not recorded in the history: %s", recorder_error(t->recorder));
+		else
+			r->db_id = recorder_run_id(t->recorder);
+		recorder_free(t->recorder);
+		t->recorder = NULL;
+	}
+	session_reload(t);
+	if (r->state == RUN_DONE) {
+		enum verdict v = run_record_verdict(r);
+
+		tui_message(t, v == V_PASS ? ROLE_MESSAGE : ROLE_ERRMSG, "run finished: %s%s%s", verdict_name(v),
+			    r->summary.message ? ": " : "", r->summary.message ? r->summary.message : "");
+	} else {
+		tui_message(t, ROLE_ERRMSG, "run %s: %s", r->state == RUN_CANCELLED ? "cancelled" : "failed", r->error);
+	}
+}
+
+int session_view_history(struct tui *t, long long run_id)
+{
+	struct db_run_detail d;
+	enum kbx_status st;
+
+	if (!t->db)
+		return 0;
+	if (db_run_get(t->db, run_id, &d) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+		return 0;
+	}
+	if (t->have_history_run) {
+		if (t->view == &t->history_run)
+			t->view = NULL;
+		run_record_free(&t->history_run);
+	}
+	st = run_record_from_db(&d, &t->history_run);
+	t->have_history_run = 1;
+	if (st != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	{
+		int k = model_task_by_id(&t->model, d.row.task_id);
+
+		if (k >= 0)
+			t->task = k;
+	}
+	db_run_detail_free(&d);
+	t->view = &t->history_run;
+	t->view_case = -1;
+	t->view_output = 0;
+	return 1;
+}
+
+/* ---- golden ------------------------------------------------------------------------------ */
+
+static void golden_load_all(const char *root)
+{
+	int n;
+
+	if (ngolden >= 0)
+		return;
+	n = golden_list(root, &gnames);
+	gtables = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*gtables));
+	for (int i = 0; i < n; i++)
+		if (golden_load(root, gnames[i], &gtables[i]) != KBX_OK)
+			gtables[i] = NULL;
+	kbx_clear_error();
+	ngolden = n > 0 ? n : 0;
+}
+
+void session_golden_info(struct tui *t, const struct task *task, struct golden_info *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->rows_here = -1;
+	golden_load_all(t->tasks_root);
+	g->ntables = ngolden;
+	g->tables = gnames;
+	g->rows = xcalloc((size_t)(ngolden ? ngolden : 1), sizeof(int));
+	for (int i = 0; i < ngolden; i++) {
+		const struct golden_row *rows;
+		int nrows = 0;
+
+		g->rows[i] = -1;
+		if (gtables[i] && golden_rows(gtables[i], task->name, &rows, &nrows) == KBX_OK)
+			g->rows[i] = nrows;
+		if (t->dev.done && *t->dev.golden && !strcmp(gnames[i], t->dev.golden)) {
+			g->table = gnames[i];
+			g->rows_here = g->rows[i];
+		}
+	}
+	kbx_clear_error();
+	if (!t->dev.done) {
+		g->gpu_note = "probing the GPU...";
+	} else if (t->dev.have_gpu) {
+		g->gpu = t->dev.name;
+		if (*t->dev.golden && !g->table)
+			g->table = t->dev.golden;
+	} else {
+		g->gpu_note = t->dev.note;
+	}
+}
+
+void session_golden_info_free(struct golden_info *g)
+{
+	free(g->rows);
+	memset(g, 0, sizeof(*g));
+}
+
+void session_hints(const struct screen_ops *ops, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (const enum action *a = ops->hints; a && *a != A_NONE; a++) {
+		char k[32];
+		int n = snprintf(buf + off, len - off, "%s%s %s", off ? "  " : " ", keys_first(*a, k, sizeof(k)),
+				 keys_brief(*a));
+
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';
+			break;
+		}
+		off += (size_t)n;
+	}
+}
