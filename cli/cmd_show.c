@@ -91,6 +91,8 @@ static json_t *task_json(const struct task *t, const char *root)
 	}
 	free(names);
 	json_object_set_new(o, "golden_rows", golden);
+	if (t->perf.golden_off)
+		json_object_set_new(o, "golden_off", json_string(t->perf.golden_off));
 	json_object_set_new(o, "reference", json_string(t->reference_path));
 	{
 		json_t *ex = json_array();
@@ -188,10 +190,12 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			any = 1;
 		}
 		printf("%s\n", any ? "" : "none");
+		if (t->perf.golden_off)
+			printf("           not used for speedups: %s\n", t->perf.golden_off);
 	}
 	printf("reference  %s\n", t->reference_path);
 	for (i = 0; i < t->nexamples; i++)
-		printf("%s  %s\n", i ? "          " : "examples ", t->examples[i]);
+		printf("%s  %s\n", i ? "         " : "examples ", t->examples[i]);
 	json_decref(o);
 	return 0;
 }

@@ -1464,7 +1464,9 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	}
 
 	/* Perf rows. */
-	if (golden_match(r->o->tasks_root, r->info.name, &golden) == KBX_OK) {
+	if (t->perf.golden_off)
+		emit_log(r, "no speedup vs golden for this task: %s", t->perf.golden_off);
+	else if (golden_match(r->o->tasks_root, r->info.name, &golden) == KBX_OK) {
 		snprintf(r->sum.golden_table, sizeof(r->sum.golden_table), "%s", golden_gpu(golden));
 		if (golden_rows(golden, t->name, &grows, &ngolden) != KBX_OK || ngolden != t->perf.nrows) {
 			if (ngolden)

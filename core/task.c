@@ -381,7 +381,7 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 
 /* ---- [args] --------------------------------------------------------------------------------- */
 
-static const char *const reserved_names[] = { "bytes", "flops", "input_size", "sms" };
+static const char *const reserved_names[] = { "bytes", "flops", "input_size", "sms", "golden" };
 
 static enum kbx_status parse_shape(const char *path, const struct raw_entry *e, const char *text,
 				   struct task_arg *a)
@@ -591,7 +591,7 @@ static enum kbx_status check_binding_keys(const struct task *t, const struct raw
 		const struct task_arg *a = task_find_arg(t, e->key);
 
 		if (perf && (strcmp(e->key, "bytes") == 0 || strcmp(e->key, "flops") == 0 ||
-			     strcmp(e->key, "input_size") == 0))
+			     strcmp(e->key, "input_size") == 0 || strcmp(e->key, "golden") == 0))
 			continue;
 		if (!is_ident(e->key))
 			return kbx_error(KBX_EPARSE, "bad name '%s' in [%s] of '%s' line %d (expected letters, digits and '_')",
@@ -666,6 +666,21 @@ static enum kbx_status parse_perf_section(struct task *t, const struct raw_secti
 		if (strcmp(e->key, "input_size") == 0) {
 			pf->input_size = xstrdup(e->value);
 			pf->input_size_line = e->line;
+			continue;
+		}
+		if (strcmp(e->key, "golden") == 0) {
+			const char *reason = e->value + 3;
+
+			if (strncmp(e->value, "off", 3) != 0 || (*reason != ':' && *reason != '\0')) {
+				free(vals.e);
+				return kbx_error(KBX_EPARSE, "golden in [perf] of '%s' line %d: expected 'off: REASON'",
+						 t->ini_path, e->line);
+			}
+			reason += *reason == ':';
+			while (*reason == ' ')
+				reason++;
+			free(pf->golden_off);
+			pf->golden_off = xstrdup(*reason ? reason : "the golden rows time another workload");
 			continue;
 		}
 		vals.e[vals.n++] = *e;
@@ -1028,6 +1043,7 @@ void task_free(struct task *t)
 	free(t->perf.bytes);
 	free(t->perf.flops);
 	free(t->perf.input_size);
+	free(t->perf.golden_off);
 	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);

@@ -63,6 +63,7 @@ struct task_perf {
 	int nrows;              /* 0 = no perf workload */
 	int line;               /* of the [perf] header, 0 if absent */
 	int bytes_line, flops_line, input_size_line;    /* for error messages */
+	char *golden_off;       /* `golden = off: REASON`: golden rows do not time this workload */
 };
 
 struct task {

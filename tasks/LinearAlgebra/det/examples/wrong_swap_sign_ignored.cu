@@ -66,7 +66,7 @@ det_lu_nosign(const float* __restrict__ a, float* __restrict__ w, float* __restr
 		const long long prow = (long long)perm[j] * n;
 		const float piv = w[prow + j];
 		if (blockIdx.x == 0 && tid == 0)
-			det *= piv; // BUG: a swap (s_p != j) must negate the determinant
+			det *= piv; // BUG: a row swap at step j must negate the determinant
 		if (piv != 0.0f) {
 			const float inv = 1.0f / piv;
 			// rows r > j over the grid's warps, lanes along the row
