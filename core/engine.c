@@ -20,6 +20,7 @@
 #include "inputs.h"
 #include "launch.h"
 #include "npy.h"
+#include "rules.h"
 #include "nvrtc.h"
 #include "problem.h"
 #include "stats.h"
@@ -71,6 +72,7 @@ struct run {
 	struct program cand, ref;
 	struct run_summary sum;
 	int sticky;
+	char *missing_evidence;     /* required evidence rules the candidate lacks, or NULL */
 	gpu_ptr flush;
 	size_t flush_bytes;
 	double t0;
@@ -118,6 +120,11 @@ static void finish(struct run *r, enum verdict v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (v == V_PASS && r->missing_evidence) {
+		v = V_WRONG;
+		snprintf(msg, sizeof(msg), "outputs match, but the source shows no evidence that it does what the task "
+			 "requires: missing %s", r->missing_evidence);
+	}
 	r->sum.verdict = v;
 	r->sum.seconds = now_seconds() - r->t0;
 	free(r->sum.message);
@@ -1343,6 +1350,71 @@ static enum kbx_status prepare_program(struct run *r, struct program *p, const c
 	return KBX_OK;
 }
 
+static int in_list(char *const *list, int n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], id))
+			return 1;
+	return 0;
+}
+
+/* Static rules on the candidate's source (tasks/rules.ini): fatal findings become compile
+ * diagnostics (and fail the compile), warnings become warning diagnostics, and required evidence
+ * that never matched is kept for the verdict. Returns 1 when a fatal rule matched. */
+static int apply_rules(struct run *r, const char *src, struct compile_result *cr)
+{
+	char *path = xasprintf("%s/rules.ini", r->o->tasks_root);
+	struct ruleset rs;
+	struct finding *f = NULL;
+	struct sbuf missing = SBUF_INIT;
+	int i, n, fatal = 0;
+
+	if (rules_load(path, &rs)) {
+		emit_log(r, "static rules not applied: %s", kbx_last_error());
+		free(path);
+		return 0;
+	}
+	free(path);
+	n = rules_scan(&rs, src, &f);
+	for (i = 0; i < n; i++) {
+		const struct rule *ru = f[i].rule;
+		int is_fatal = ru->kind == RULE_FATAL || in_list(r->t->static_fatal, r->t->nstatic_fatal, ru->id);
+		char *msg;
+
+		if (ru->kind == RULE_EVIDENCE)
+			continue;
+		msg = xasprintf("rule %s: %s", ru->id, ru->message);
+		add_diag(cr, f[i].line, f[i].col, msg);
+		if (!is_fatal)
+			snprintf(cr->diags[cr->ndiags - 1].severity, sizeof(cr->diags[0].severity), "warning");
+		else
+			fatal = 1;
+		if (!is_fatal)
+			r->sum.warnings |= WARN(W_SUSPECT_STATIC);
+		free(msg);
+	}
+	for (i = 0; i < r->t->nstatic_require; i++) {
+		const struct rule *ru = rules_find(&rs, r->t->static_require[i]);
+		int found = 0, k;
+
+		for (k = 0; ru && k < n; k++)
+			found |= f[k].rule == ru;
+		if (!found)
+			sbuf_addf(&missing, "%s%s (%s)", missing.len ? ", " : "", r->t->static_require[i],
+				  ru ? ru->message : "unknown rule");
+	}
+	if (missing.len) {
+		r->missing_evidence = sbuf_detach(&missing);
+		emit_log(r, "the source lacks evidence this task requires, so it cannot pass: %s", r->missing_evidence);
+	}
+	sbuf_release(&missing);
+	free(f);
+	rules_free(&rs);
+	return fatal;
+}
+
 static void summary_init(struct run *r)
 {
 	memset(&r->sum, 0, sizeof(r->sum));
@@ -1376,12 +1448,19 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	st = prepare_program(r, &r->cand, source, source_name, cache, &cc, &cimg, &csz);
 	if (st)
 		goto out;
+	if (apply_rules(r, source, &cc))
+		cc.ok = 0;
 	if (r->ev->compile)
 		r->ev->compile(r->ev->ctx, &cc);
 	if (cc.ok && r->o->save_cubin && write_file(r->o->save_cubin, cimg, csz))
 		emit_log(r, "%s", kbx_last_error());
 	if (!cc.ok) {
-		finish(r, V_COMPILE_ERROR, "%s", cc.ndiags ? cc.diags[0].message : "NVRTC rejected the source");
+		const char *first_error = "NVRTC rejected the source";
+
+		for (i = cc.ndiags - 1; i >= 0; i--)
+			if (!strcmp(cc.diags[i].severity, "error"))
+				first_error = cc.diags[i].message;
+		finish(r, V_COMPILE_ERROR, "%s", first_error);
 		goto out;
 	}
 	st = read_file(t->reference_path, &ref_src, &ref_len);
@@ -1451,7 +1530,7 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		finish(r, V_ERROR, "task '%s' has no case '%s'", t->id, r->o->only_case);
 		goto out;
 	}
-	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows) {
+	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows || r->missing_evidence) {
 		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;
 
 		if (r->sum.verdict == V_PASS)
@@ -1589,6 +1668,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	}
 	program_free(&r, &r.cand);
 	program_free(&r, &r.ref);
+	free(r.missing_evidence);
 	run_summary_free(&r.sum);
 	if (sticky)
 		*sticky = r.sticky;

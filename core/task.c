@@ -818,9 +818,52 @@ static enum kbx_status parse_property_section(struct task *t, const struct raw_s
 	return KBX_OK;
 }
 
+/* [static]: require = rule, rule ...; fatal = rule, ... (rule ids of tasks/rules.ini; the corpus
+ * test checks that they exist and have the right kind). */
+static enum kbx_status parse_static_list(const struct raw_entry *e, const char *path, char ***out, int *n)
+{
+	char *copy = xstrdup(e->value), *tok, *save = NULL;
+	size_t cap = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *id = str_trim(tok);
+
+		if (!is_ident(id)) {
+			enum kbx_status st = kbx_error(KBX_EPARSE, "bad rule id '%s' in [static] of '%s' line %d", id, path,
+						       e->line);
+
+			free(copy);
+			return st;
+		}
+		XGROW(*out, (size_t)*n + 1, cap);
+		(*out)[(*n)++] = xstrdup(id);
+	}
+	free(copy);
+	return KBX_OK;
+}
+
+static enum kbx_status parse_static_section(struct task *t, const struct raw_section *sec)
+{
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < sec->n && !st; i++) {
+		const struct raw_entry *e = &sec->e[i];
+
+		if (!strcmp(e->key, "require"))
+			st = parse_static_list(e, t->ini_path, &t->static_require, &t->nstatic_require);
+		else if (!strcmp(e->key, "fatal"))
+			st = parse_static_list(e, t->ini_path, &t->static_fatal, &t->nstatic_fatal);
+		else
+			st = kbx_error(KBX_EPARSE, "unknown key '%s' in [static] of '%s' line %d (expected require or fatal)",
+				       e->key, t->ini_path, e->line);
+	}
+	return st;
+}
+
 /* ---- the whole task ------------------------------------------------------------------------- */
 
-static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier" };
+static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier", "static" };
 
 static enum kbx_status check_sections(const char *path, const struct ini_state *s)
 {
@@ -836,7 +879,7 @@ static enum kbx_status check_sections(const char *path, const struct ini_state *
 		if (!known)
 			return kbx_error(KBX_EPARSE,
 					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
-					 "[inputs], [case.NAME], [perf] or [verifier])",
+					 "[inputs], [case.NAME], [perf], [verifier] or [static])",
 					 name, path, s->secs[i].line);
 		for (j = 0; j < i; j++)
 			if (strcmp(name, s->secs[j].name) == 0)
@@ -952,6 +995,8 @@ static enum kbx_status load(struct task *t)
 			st = parse_case_section(t, sec, &case_cap);
 		else if (strcmp(sec->name, "perf") == 0)
 			st = parse_perf_section(t, sec);
+		else if (strcmp(sec->name, "static") == 0)
+			st = parse_static_section(t, sec);
 		else if (strcmp(sec->name, "verifier") == 0)
 			st = strcmp(t->verifier, "distribution") == 0 ? parse_verifier_section(t, sec)
 			     : strcmp(t->verifier, "property") == 0 ? parse_property_section(t, sec)
@@ -1044,6 +1089,12 @@ void task_free(struct task *t)
 	free(t->perf.flops);
 	free(t->perf.input_size);
 	free(t->perf.golden_off);
+	for (i = 0; i < t->nstatic_require; i++)
+		free(t->static_require[i]);
+	free(t->static_require);
+	for (i = 0; i < t->nstatic_fatal; i++)
+		free(t->static_fatal[i]);
+	free(t->static_fatal);
 	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);

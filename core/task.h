@@ -84,6 +84,10 @@ struct task {
 	struct task_perf perf;
 	struct binding *verifier_params;
 	int nverifier_params;
+	char **static_require;  /* [static] require: evidence rules a candidate must match */
+	int nstatic_require;
+	char **static_fatal;    /* [static] fatal: warning rules that are fatal for this task */
+	int nstatic_fatal;
 	char **examples;        /* paths of the .cu files in examples/, sorted */
 	int nexamples;
 };

@@ -137,30 +137,30 @@ int docview_key(struct docview *v, enum action a)
 	int sel = v->selectable && any_tagged(v);
 
 	switch (a) {
-	case A_DOWN: sel ? move_sel(v, 1) : scroll(v, 1); return 1;
-	case A_UP: sel ? move_sel(v, -1) : scroll(v, -1); return 1;
-	case A_PGDN: sel ? move_sel(v, v->rows - 1) : scroll(v, v->rows - 1); return 1;
-	case A_PGUP: sel ? move_sel(v, -(v->rows - 1)) : scroll(v, -(v->rows - 1)); return 1;
-	case A_TOP:
+	case ACT_DOWN: sel ? move_sel(v, 1) : scroll(v, 1); return 1;
+	case ACT_UP: sel ? move_sel(v, -1) : scroll(v, -1); return 1;
+	case ACT_PGDN: sel ? move_sel(v, v->rows - 1) : scroll(v, v->rows - 1); return 1;
+	case ACT_PGUP: sel ? move_sel(v, -(v->rows - 1)) : scroll(v, -(v->rows - 1)); return 1;
+	case ACT_TOP:
 		v->top = 0;
 		if (sel)
 			v->sel = snap(v, 0, 1);
 		docview_clamp(v, v->rows);
 		return 1;
-	case A_BOTTOM:
+	case ACT_BOTTOM:
 		v->top = v->doc.n;
 		if (sel)
 			v->sel = snap(v, v->doc.n - 1, -1);
 		docview_clamp(v, v->rows);
 		return 1;
-	case A_LEFT:
+	case ACT_LEFT:
 		if (!v->hscrollable)
 			return 0;
 		v->hscroll -= 8;
 		if (v->hscroll < 0)
 			v->hscroll = 0;
 		return 1;
-	case A_RIGHT:
+	case ACT_RIGHT:
 		if (!v->hscrollable)
 			return 0;
 		v->hscroll += 8;

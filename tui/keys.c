@@ -12,8 +12,8 @@ struct action_info {
 	const char *spec, *brief, *help;
 };
 
-static const struct action_info actions[A_COUNT] = {
-	[A_NONE] = { KS_GLOBAL, "", "", "" },
+static const struct action_info actions[ACT_COUNT] = {
+	[ACT_NONE] = { KS_GLOBAL, "", "", "" },
 #define KEY_ACTION_INFO(id, scope, keys, brief, help) [id] = { scope, keys, brief, help },
 	KEY_LIST(KEY_ACTION_INFO)
 #undef KEY_ACTION_INFO
@@ -25,8 +25,8 @@ static const char *const scope_titles[KS_COUNT] = {
 #undef KEY_SCOPE_TITLE
 };
 
-static int codes[A_COUNT][KEYS_MAX_PER_ACTION];
-static int ncodes[A_COUNT];
+static int codes[ACT_COUNT][KEYS_MAX_PER_ACTION];
+static int ncodes[ACT_COUNT];
 static int ready;
 
 static const struct {
@@ -118,7 +118,7 @@ int keys_init(const char **why)
 	static char msg[160];
 	const char *bad;
 
-	for (int a = 1; a < A_COUNT; a++) {
+	for (int a = 1; a < ACT_COUNT; a++) {
 		ncodes[a] = keys_parse_spec(actions[a].spec, codes[a], KEYS_MAX_PER_ACTION, &bad);
 		if (ncodes[a] <= 0) {
 			snprintf(msg, sizeof(msg), "bad key '%s' for '%s'", ncodes[a] < 0 ? bad : "", actions[a].help);
@@ -136,45 +136,45 @@ enum action keys_lookup_in(enum key_scope scope, int key)
 {
 	if (!ready)
 		keys_init(NULL);
-	for (int a = 1; a < A_COUNT; a++) {
+	for (int a = 1; a < ACT_COUNT; a++) {
 		if (actions[a].scope != scope)
 			continue;
 		for (int i = 0; i < ncodes[a]; i++)
 			if (codes[a][i] == key)
 				return (enum action)a;
 	}
-	return A_NONE;
+	return ACT_NONE;
 }
 
 enum action keys_lookup(enum key_scope scope, int key)
 {
 	enum action a = keys_lookup_in(scope, key);
 
-	if (a != A_NONE || scope == KS_PROMPT || scope == KS_PASTE)
+	if (a != ACT_NONE || scope == KS_PROMPT || scope == KS_PASTE)
 		return a;
-	if (scope != KS_LIST && (a = keys_lookup_in(KS_LIST, key)) != A_NONE)
+	if (scope != KS_LIST && (a = keys_lookup_in(KS_LIST, key)) != ACT_NONE)
 		return a;
-	return scope == KS_GLOBAL ? A_NONE : keys_lookup_in(KS_GLOBAL, key);
+	return scope == KS_GLOBAL ? ACT_NONE : keys_lookup_in(KS_GLOBAL, key);
 }
 
 const char *keys_spec(enum action a)
 {
-	return a > A_NONE && a < A_COUNT ? actions[a].spec : "";
+	return a > ACT_NONE && a < ACT_COUNT ? actions[a].spec : "";
 }
 
 const char *keys_brief(enum action a)
 {
-	return a > A_NONE && a < A_COUNT ? actions[a].brief : "";
+	return a > ACT_NONE && a < ACT_COUNT ? actions[a].brief : "";
 }
 
 const char *keys_help(enum action a)
 {
-	return a > A_NONE && a < A_COUNT ? actions[a].help : "";
+	return a > ACT_NONE && a < ACT_COUNT ? actions[a].help : "";
 }
 
 enum key_scope keys_scope(enum action a)
 {
-	return a > A_NONE && a < A_COUNT ? actions[a].scope : KS_GLOBAL;
+	return a > ACT_NONE && a < ACT_COUNT ? actions[a].scope : KS_GLOBAL;
 }
 
 const char *keys_scope_title(enum key_scope s)
@@ -195,7 +195,7 @@ int keys_codes(enum action a, const int **out)
 {
 	if (!ready)
 		keys_init(NULL);
-	if (a <= A_NONE || a >= A_COUNT) {
+	if (a <= ACT_NONE || a >= ACT_COUNT) {
 		*out = NULL;
 		return 0;
 	}

@@ -51,69 +51,69 @@ enum key_scope {
 
 /* X(id, scope, keys, short, help) */
 #define KEY_LIST(X) \
-	X(A_HELP, KS_GLOBAL, "? F1", "help", "show every key (this screen)") \
-	X(A_BACK, KS_GLOBAL, "q Esc", "back", "go back; in the browser, quit") \
-	X(A_QUIT, KS_GLOBAL, "Q", "quit", "quit at once (a run in progress is cancelled)") \
-	X(A_THEME, KS_GLOBAL, "t", "theme", "switch to the next theme") \
-	X(A_HISTORY, KS_GLOBAL, "H", "history", "history: per category, per task, every attempt") \
-	X(A_CANDIDATE, KS_GLOBAL, "c", "candidate", "the candidate of the current task") \
-	X(A_LOAD, KS_GLOBAL, "o", "load", "load a candidate from a file (Tab completes the path)") \
-	X(A_PASTE, KS_GLOBAL, "p", "paste", "paste a candidate (bracketed paste, or type and end with ^D)") \
-	X(A_EDIT, KS_GLOBAL, "e", "edit", "edit the candidate in $EDITOR") \
-	X(A_STARTER, KS_GLOBAL, "s", "starter", "start from the starter skeleton (kbx starter)") \
-	X(A_RUN, KS_GLOBAL, "r", "run", "compile, verify and time the candidate") \
-	X(A_CANCEL, KS_GLOBAL, "x", "cancel", "cancel the run in progress") \
-	X(A_RESULTS, KS_GLOBAL, "v", "results", "the run in progress, or the last run's results") \
-	X(A_LOG, KS_GLOBAL, "L", "log", "the last run's compile log") \
-	X(A_REDRAW, KS_GLOBAL, "^L", "redraw", "redraw the screen") \
-	X(A_DOWN, KS_LIST, "j Down ^N", "down", "move down") \
-	X(A_UP, KS_LIST, "k Up ^P", "up", "move up") \
-	X(A_PGDN, KS_LIST, "PgDn ^F ^D", "page", "page down") \
-	X(A_PGUP, KS_LIST, "PgUp ^B ^U", "page up", "page up") \
-	X(A_TOP, KS_LIST, "g Home", "top", "go to the top") \
-	X(A_BOTTOM, KS_LIST, "G End", "bottom", "go to the bottom") \
-	X(A_LEFT, KS_LIST, "h Left", "left", "left pane, or scroll left") \
-	X(A_RIGHT, KS_LIST, "l Right", "right", "right pane, or scroll right") \
-	X(A_NEXT_PANE, KS_LIST, "Tab", "pane", "next pane") \
-	X(A_PREV_PANE, KS_LIST, "S-Tab", "pane", "previous pane") \
-	X(A_OPEN, KS_LIST, "Enter", "open", "open the selected item") \
-	X(A_SEARCH, KS_BROWSER, "/", "search", "search names and summaries (PCRE2; smart case)") \
-	X(A_FILTER_DIFF, KS_BROWSER, "d", "difficulty", "filter by difficulty (cycles any, 1..5)") \
-	X(A_FILTER_VERDICT, KS_BROWSER, "f", "verdict", "filter by last verdict (any, untried, passing, failing)") \
-	X(A_CLEAR_FILTERS, KS_BROWSER, "F", "clear", "clear the search and the filters") \
-	X(A_EXAMPLE, KS_TASK, "1-9", "example", "load example N as the candidate") \
-	X(A_RUN_REF, KS_TASK, "R", "run reference", "run the reference itself as the candidate") \
-	X(A_GOTO_LINE, KS_CAND, ":", "line", "go to a line") \
-	X(A_NEXT_DIAG, KS_CAND, "n", "next diag", "next line with a diagnostic or finding") \
-	X(A_PREV_DIAG, KS_CAND, "N", "prev diag", "previous line with a diagnostic or finding") \
-	X(A_WRITE, KS_CAND, "w", "write", "write the candidate to a file") \
-	X(A_DIFF, KS_RESULTS, "d", "diff", "diff of the selected case: worst elements, heatmap, histogram") \
-	X(A_NEXT_CASE, KS_DIFF, "]", "next case", "next case") \
-	X(A_PREV_CASE, KS_DIFF, "[", "prev case", "previous case") \
-	X(A_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case") \
-	X(A_JUMP, KS_LOG, "Enter", "jump", "jump to the diagnostic's line in the candidate") \
-	X(A_MARK, KS_HISTORY, "Space", "mark", "mark an attempt (mark two to compare them)") \
-	X(A_COMPARE, KS_HISTORY, "=", "compare", "compare the two marked attempts (or this one with the one before)") \
-	X(A_SCOPE, KS_HISTORY, "a", "task/all", "switch between this task's attempts and every run") \
-	X(A_USE_SOURCE, KS_HISTORY, "y", "use source", "take the selected attempt's source as the candidate") \
-	X(A_PROMPT_ACCEPT, KS_PROMPT, "Enter", "accept", "accept the input") \
-	X(A_PROMPT_CANCEL, KS_PROMPT, "Esc ^G", "cancel", "cancel the prompt") \
-	X(A_PROMPT_COMPLETE, KS_PROMPT, "Tab", "complete", "complete a path (twice: list the choices)") \
-	X(A_PROMPT_ERASE, KS_PROMPT, "Backspace ^H", "erase", "erase the character before the cursor") \
-	X(A_PROMPT_KILL, KS_PROMPT, "^U", "clear", "clear the input") \
-	X(A_PROMPT_LEFT, KS_PROMPT, "Left", "left", "move the cursor left") \
-	X(A_PROMPT_RIGHT, KS_PROMPT, "Right", "right", "move the cursor right") \
-	X(A_PROMPT_HOME, KS_PROMPT, "Home ^A", "start", "cursor to the start") \
-	X(A_PROMPT_END, KS_PROMPT, "End ^E", "end", "cursor to the end") \
-	X(A_PASTE_DONE, KS_PASTE, "^D", "done", "end a typed or unbracketed paste") \
-	X(A_PASTE_ABORT, KS_PASTE, "Esc", "cancel", "cancel the paste")
+	X(ACT_HELP, KS_GLOBAL, "? F1", "help", "show every key (this screen)") \
+	X(ACT_BACK, KS_GLOBAL, "q Esc", "back", "go back; in the browser, quit") \
+	X(ACT_QUIT, KS_GLOBAL, "Q", "quit", "quit at once (a run in progress is cancelled)") \
+	X(ACT_THEME, KS_GLOBAL, "t", "theme", "switch to the next theme") \
+	X(ACT_HISTORY, KS_GLOBAL, "H", "history", "history: per category, per task, every attempt") \
+	X(ACT_CANDIDATE, KS_GLOBAL, "c", "candidate", "the candidate of the current task") \
+	X(ACT_LOAD, KS_GLOBAL, "o", "load", "load a candidate from a file (Tab completes the path)") \
+	X(ACT_PASTE, KS_GLOBAL, "p", "paste", "paste a candidate (bracketed paste, or type and end with ^D)") \
+	X(ACT_EDIT, KS_GLOBAL, "e", "edit", "edit the candidate in $EDITOR") \
+	X(ACT_STARTER, KS_GLOBAL, "s", "starter", "start from the starter skeleton (kbx starter)") \
+	X(ACT_RUN, KS_GLOBAL, "r", "run", "compile, verify and time the candidate") \
+	X(ACT_CANCEL, KS_GLOBAL, "x", "cancel", "cancel the run in progress") \
+	X(ACT_RESULTS, KS_GLOBAL, "v", "results", "the run in progress, or the last run's results") \
+	X(ACT_LOG, KS_GLOBAL, "L", "log", "the last run's compile log") \
+	X(ACT_REDRAW, KS_GLOBAL, "^L", "redraw", "redraw the screen") \
+	X(ACT_DOWN, KS_LIST, "j Down ^N", "down", "move down") \
+	X(ACT_UP, KS_LIST, "k Up ^P", "up", "move up") \
+	X(ACT_PGDN, KS_LIST, "PgDn ^F ^D", "page", "page down") \
+	X(ACT_PGUP, KS_LIST, "PgUp ^B ^U", "page up", "page up") \
+	X(ACT_TOP, KS_LIST, "g Home", "top", "go to the top") \
+	X(ACT_BOTTOM, KS_LIST, "G End", "bottom", "go to the bottom") \
+	X(ACT_LEFT, KS_LIST, "h Left", "left", "left pane, or scroll left") \
+	X(ACT_RIGHT, KS_LIST, "l Right", "right", "right pane, or scroll right") \
+	X(ACT_NEXT_PANE, KS_LIST, "Tab", "pane", "next pane") \
+	X(ACT_PREV_PANE, KS_LIST, "S-Tab", "pane", "previous pane") \
+	X(ACT_OPEN, KS_LIST, "Enter", "open", "open the selected item") \
+	X(ACT_SEARCH, KS_BROWSER, "/", "search", "search names and summaries (PCRE2; smart case)") \
+	X(ACT_FILTER_DIFF, KS_BROWSER, "d", "difficulty", "filter by difficulty (cycles any, 1..5)") \
+	X(ACT_FILTER_VERDICT, KS_BROWSER, "f", "verdict", "filter by last verdict (any, untried, passing, failing)") \
+	X(ACT_CLEAR_FILTERS, KS_BROWSER, "F", "clear", "clear the search and the filters") \
+	X(ACT_EXAMPLE, KS_TASK, "1-9", "example", "load example N as the candidate") \
+	X(ACT_RUN_REF, KS_TASK, "R", "run reference", "run the reference itself as the candidate") \
+	X(ACT_GOTO_LINE, KS_CAND, ":", "line", "go to a line") \
+	X(ACT_NEXT_DIAG, KS_CAND, "n", "next diag", "next line with a diagnostic or finding") \
+	X(ACT_PREV_DIAG, KS_CAND, "N", "prev diag", "previous line with a diagnostic or finding") \
+	X(ACT_WRITE, KS_CAND, "w", "write", "write the candidate to a file") \
+	X(ACT_DIFF, KS_RESULTS, "d", "diff", "diff of the selected case: worst elements, heatmap, histogram") \
+	X(ACT_NEXT_CASE, KS_DIFF, "]", "next case", "next case") \
+	X(ACT_PREV_CASE, KS_DIFF, "[", "prev case", "previous case") \
+	X(ACT_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case") \
+	X(ACT_JUMP, KS_LOG, "Enter", "jump", "jump to the diagnostic's line in the candidate") \
+	X(ACT_MARK, KS_HISTORY, "Space", "mark", "mark an attempt (mark two to compare them)") \
+	X(ACT_COMPARE, KS_HISTORY, "=", "compare", "compare the two marked attempts (or this one with the one before)") \
+	X(ACT_SCOPE, KS_HISTORY, "a", "task/all", "switch between this task's attempts and every run") \
+	X(ACT_USE_SOURCE, KS_HISTORY, "y", "use source", "take the selected attempt's source as the candidate") \
+	X(ACT_PROMPT_ACCEPT, KS_PROMPT, "Enter", "accept", "accept the input") \
+	X(ACT_PROMPT_CANCEL, KS_PROMPT, "Esc ^G", "cancel", "cancel the prompt") \
+	X(ACT_PROMPT_COMPLETE, KS_PROMPT, "Tab", "complete", "complete a path (twice: list the choices)") \
+	X(ACT_PROMPT_ERASE, KS_PROMPT, "Backspace ^H", "erase", "erase the character before the cursor") \
+	X(ACT_PROMPT_KILL, KS_PROMPT, "^U", "clear", "clear the input") \
+	X(ACT_PROMPT_LEFT, KS_PROMPT, "Left", "left", "move the cursor left") \
+	X(ACT_PROMPT_RIGHT, KS_PROMPT, "Right", "right", "move the cursor right") \
+	X(ACT_PROMPT_HOME, KS_PROMPT, "Home ^A", "start", "cursor to the start") \
+	X(ACT_PROMPT_END, KS_PROMPT, "End ^E", "end", "cursor to the end") \
+	X(ACT_PASTE_DONE, KS_PASTE, "^D", "done", "end a typed or unbracketed paste") \
+	X(ACT_PASTE_ABORT, KS_PASTE, "Esc", "cancel", "cancel the paste")
 
 enum action {
-	A_NONE,
+	ACT_NONE,
 #define KEY_ACTION_ENUM(id, scope, keys, brief, help) id,
 	KEY_LIST(KEY_ACTION_ENUM)
 #undef KEY_ACTION_ENUM
-	A_COUNT
+	ACT_COUNT
 };
 
 #define KEYS_MAX_PER_ACTION 10
@@ -122,7 +122,7 @@ enum action {
  * (a table error: tests make sure it never happens). */
 int keys_init(const char **why);
 /* The action of key in scope (that scope, then KS_LIST, then KS_GLOBAL; KS_PROMPT and KS_PASTE
- * are looked up alone). A_NONE when unbound. */
+ * are looked up alone). ACT_NONE when unbound. */
 enum action keys_lookup(enum key_scope scope, int key);
 /* Same, in exactly one scope. */
 enum action keys_lookup_in(enum key_scope scope, int key);

@@ -12,6 +12,7 @@
 
 #include "../core/problem.h"
 #include "../core/util.h"
+#include "keys.h"
 #include "layout.h"
 #include "syntax.h"
 #include "textdiff.h"
@@ -934,8 +935,6 @@ void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 void report_quant_lens(struct doc *d, const struct task *t, const struct case_result *c,
 		       const struct output_result *o, int width)
 {
-	doc_add(d, ROLE_HEADING, "quantization lens");
-	doc_newline(d);
 	if (!o) {
 		doc_add(d, ROLE_DIM, "no output compared");
 		doc_newline(d);
@@ -948,7 +947,7 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	 * counts and the evidence rules that matched need data the engine does not report yet
 	 * (struct cmp_result has no per-row error or saturation count; core has no static-check
 	 * module). */
-	doc_add(d, ROLE_DIM, "  per-row error vs one step, saturation counts and evidence rules: not reported by this engine yet");
+	doc_add(d, ROLE_DIM, "    per-row error vs one step, saturation, evidence rules: not reported yet");
 	doc_newline(d);
 	(void)c;
 }
@@ -1045,6 +1044,59 @@ int report_static_line(const char *why)
 	return 0;
 }
 
+/* ---- help ------------------------------------------------------------------------------- */
+
+void report_help(struct doc *d, const char *theme_name, char *const *themes, int nthemes, int width)
+{
+	for (int sc = 0; sc < KS_COUNT; sc++) {
+		int any = 0;
+
+		for (int a = 1; a < ACT_COUNT; a++) {
+			if (keys_scope((enum action)a) != (enum key_scope)sc)
+				continue;
+			if (!any) {
+				doc_add(d, ROLE_HEADING, keys_scope_title((enum key_scope)sc));
+				doc_newline(d);
+				any = 1;
+			}
+			doc_add(d, ROLE_NORMAL, "  ");
+			doc_addcol(d, ROLE_KEY, keys_spec((enum action)a), 16, 0);
+			doc_add(d, ROLE_NORMAL, " ");
+			doc_addcol(d, ROLE_NORMAL, keys_help((enum action)a), width - 19 > 20 ? width - 19 : 20, 0);
+			doc_newline(d);
+		}
+		if (any)
+			doc_newline(d);
+	}
+	heading(d, "verdicts");
+	for (int v = 0; v < V_COUNT; v++) {
+		doc_add(d, ROLE_NORMAL, "  ");
+		doc_add(d, report_verdict_role((enum verdict)v), verdict_glyph((enum verdict)v));
+		doc_add(d, ROLE_NORMAL, " ");
+		doc_addcol(d, report_verdict_role((enum verdict)v), verdict_name((enum verdict)v), 15, 0);
+		doc_add(d, ROLE_NORMAL, verdict_description((enum verdict)v));
+		doc_newline(d);
+	}
+	doc_add(d, ROLE_NORMAL, "  ");
+	doc_add(d, ROLE_NOTRUN, glyphs()->untried);
+	doc_add(d, ROLE_NORMAL, " ");
+	doc_addcol(d, ROLE_NOTRUN, "untried", 15, 0);
+	doc_add(d, ROLE_NORMAL, "no attempt in the history");
+	doc_newline(d);
+	doc_newline(d);
+	heading(d, "themes");
+	doc_add(d, ROLE_NORMAL, "  current: ");
+	doc_add(d, ROLE_ACCENT, theme_name);
+	doc_add(d, ROLE_NORMAL, "; t cycles through: ");
+	for (int i = 0; i < nthemes; i++)
+		doc_addf(d, ROLE_NORMAL, "%s%s", i ? ", " : "", themes[i]);
+	if (!nthemes)
+		doc_add(d, ROLE_DIM, "(no theme files found)");
+	doc_newline(d);
+	doc_add(d, ROLE_DIM, "  NO_COLOR in the environment turns colours off; kbx --theme NAME picks one at start.");
+	doc_newline(d);
+}
+
 /* ---- history ----------------------------------------------------------------------------- */
 
 void report_history_category(struct doc *d, const struct db_category_stat *st, int ntasks, const double *series,
@@ -1123,7 +1175,7 @@ static void cmp_row(struct doc *d, const char *name, const char *a, int ra, cons
 
 void report_compare(struct doc *d, const struct db_run_detail *a, const struct db_run_detail *b, int width)
 {
-	char x[64], y[64], ax[64], by[64];
+	char x[96], y[96], ax[32], by[32];
 	double now = (double)time(NULL);
 	int colw = (width - 18) / 2, changed = 0;
 

@@ -78,6 +78,12 @@ void report_compile_log(struct doc *d, const struct compile_result *c, int width
 /* Findings of the include check (nvrtc_source_includes_ok) as "line N: why"; returns the line or 0. */
 int report_static_line(const char *why);
 
+/* ---- help ------------------------------------------------------------------------------- */
+
+/* Every key of the key table with its meaning, grouped by where it applies, then what the
+ * glyphs and colours mean. Generated from keys.h's table, the same one that binds the keys. */
+void report_help(struct doc *d, const char *theme_name, char *const *themes, int nthemes, int width);
+
 /* ---- history ----------------------------------------------------------------------------- */
 
 void report_history_category(struct doc *d, const struct db_category_stat *st, int ntasks, const double *series,

@@ -294,29 +294,29 @@ unsigned prompt_key(struct tui *t, int key)
 	char text[sizeof(p->buf)];
 	prompt_fn fn;
 
-	if (a != A_PROMPT_COMPLETE)
+	if (a != ACT_PROMPT_COMPLETE)
 		p->tabs = 0;
 	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END || key == TK_RESIZE)
 		return R_HANDLED;
 	switch (a) {
-	case A_PROMPT_ACCEPT:
+	case ACT_PROMPT_ACCEPT:
 		snprintf(text, sizeof(text), "%s", p->buf);
 		fn = p->accept;
 		prompt_close(t);
 		if (fn)
 			fn(t, text);
 		return R_HANDLED | R_REDRAW;
-	case A_PROMPT_CANCEL:
+	case ACT_PROMPT_CANCEL:
 		fn = p->cancel;
 		prompt_close(t);
 		if (fn)
 			fn(t, "");
 		return R_HANDLED | R_REDRAW;
-	case A_PROMPT_COMPLETE:
+	case ACT_PROMPT_COMPLETE:
 		if (p->paths)
 			prompt_complete(t);
 		return R_HANDLED;
-	case A_PROMPT_ERASE:
+	case ACT_PROMPT_ERASE:
 		if (p->cur > 0) {
 			size_t s = p->cur - 1;
 
@@ -334,28 +334,28 @@ unsigned prompt_key(struct tui *t, int key)
 			return R_HANDLED;
 		}
 		break;
-	case A_PROMPT_KILL:
+	case ACT_PROMPT_KILL:
 		p->buf[0] = '\0';
 		p->len = p->cur = 0;
 		break;
-	case A_PROMPT_LEFT:
+	case ACT_PROMPT_LEFT:
 		while (p->cur > 0) {
 			p->cur--;
 			if (((unsigned char)p->buf[p->cur] & 0xc0) != 0x80)
 				break;
 		}
 		return R_HANDLED;
-	case A_PROMPT_RIGHT:
+	case ACT_PROMPT_RIGHT:
 		while (p->cur < p->len) {
 			p->cur++;
 			if (p->cur == p->len || ((unsigned char)p->buf[p->cur] & 0xc0) != 0x80)
 				break;
 		}
 		return R_HANDLED;
-	case A_PROMPT_HOME:
+	case ACT_PROMPT_HOME:
 		p->cur = 0;
 		return R_HANDLED;
-	case A_PROMPT_END:
+	case ACT_PROMPT_END:
 		p->cur = p->len;
 		return R_HANDLED;
 	default:
@@ -438,9 +438,9 @@ unsigned paste_key(struct tui *t, int key)
 	if (!p->bracketed) {
 		enum action a = keys_lookup(KS_PASTE, key);
 
-		if (a == A_PASTE_DONE)
+		if (a == ACT_PASTE_DONE)
 			return paste_finish(t);
-		if (a == A_PASTE_ABORT) {
+		if (a == ACT_PASTE_ABORT) {
 			p->active = 0;
 			sbuf_reset(&p->buf);
 			tui_message(t, ROLE_MESSAGE, "paste cancelled");
@@ -501,26 +501,26 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 
 	(void)key;
 	switch (a) {
-	case A_HELP:
+	case ACT_HELP:
 		return tui_open(t, SCR_HELP);
-	case A_BACK:
+	case ACT_BACK:
 		return R_HANDLED | R_BACK;
-	case A_QUIT:
+	case ACT_QUIT:
 		return R_HANDLED | R_QUIT;
-	case A_THEME:
+	case ACT_THEME:
 		return R_HANDLED | R_THEME;
-	case A_HISTORY:
+	case ACT_HISTORY:
 		if (!t->db) {
 			tui_message(t, ROLE_ERRMSG, "%s", *t->history_note ? t->history_note : "no history");
 			return R_HANDLED;
 		}
 		t->history_task = t->task;
 		return tui_open(t, SCR_HISTORY);
-	case A_CANDIDATE:
+	case ACT_CANDIDATE:
 		if (!need_task(t))
 			return R_HANDLED;
 		return tui_open(t, SCR_CAND);
-	case A_LOAD:
+	case ACT_LOAD:
 		if (!need_task(t))
 			return R_HANDLED;
 		c = tui_candidate(t);
@@ -537,16 +537,16 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 			prompt_open(t, "load file: ", init, 1, load_accept, NULL, NULL);
 		}
 		return R_HANDLED;
-	case A_PASTE:
+	case ACT_PASTE:
 		if (!need_task(t))
 			return R_HANDLED;
 		paste_begin(t, 0);
 		return R_HANDLED;
-	case A_EDIT:
+	case ACT_EDIT:
 		if (!need_task(t))
 			return R_HANDLED;
 		return R_HANDLED | R_EDITOR;
-	case A_STARTER:
+	case ACT_STARTER:
 		if (!need_task(t))
 			return R_HANDLED;
 		{
@@ -558,22 +558,22 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 			t->cand_goto = 1;
 		}
 		return tui_open(t, SCR_CAND);
-	case A_RUN:
+	case ACT_RUN:
 		return R_HANDLED | R_RUN;
-	case A_CANCEL:
+	case ACT_CANCEL:
 		if (!t->runner) {
 			tui_message(t, ROLE_MESSAGE, "no run in progress");
 			return R_HANDLED;
 		}
 		return R_HANDLED | R_CANCEL;
-	case A_RESULTS:
+	case ACT_RESULTS:
 		if (!t->run) {
 			tui_message(t, ROLE_MESSAGE, "no run yet: r runs the candidate");
 			return R_HANDLED;
 		}
 		t->view = t->run;
 		return tui_open(t, t->runner ? SCR_RUN : SCR_RESULTS);
-	case A_LOG:
+	case ACT_LOG:
 		if (!t->view && t->run)
 			t->view = t->run;
 		if (!t->view || !t->view->have_compile) {
@@ -581,7 +581,7 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 			return R_HANDLED;
 		}
 		return tui_open(t, SCR_LOG);
-	case A_REDRAW:
+	case ACT_REDRAW:
 		return R_HANDLED | R_REDRAW;
 	default:
 		return 0;
@@ -798,7 +798,7 @@ void session_hints(const struct screen_ops *ops, char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (const enum action *a = ops->hints; a && *a != A_NONE; a++) {
+	for (const enum action *a = ops->hints; a && *a != ACT_NONE; a++) {
 		char k[32];
 		int n = snprintf(buf + off, len - off, "%s%s %s", off ? "  " : " ", keys_first(*a, k, sizeof(k)),
 				 keys_brief(*a));

@@ -435,7 +435,7 @@ static void draw_bottom(struct tui *t, struct rect r)
 		draw_text(r.y, r.x, r.w, t->msg_role, t->msg);
 		return;
 	}
-	for (const enum action *a = ops->hints; a && *a != A_NONE && x < r.w; a++) {
+	for (const enum action *a = ops->hints; a && *a != ACT_NONE && x < r.w; a++) {
 		char k[32];
 
 		x += draw_text(r.y, r.x + x, r.w - x, ROLE_STATUS, " ");
@@ -547,7 +547,7 @@ static void handle_key(struct tui *t, int key, int *quit)
 	}
 	if (!layout_big_enough(t->cols, t->rows) && !t->prompt.active && !t->paste.active) {
 		a = keys_lookup(KS_GLOBAL, key);
-		if (a == A_BACK || a == A_QUIT)
+		if (a == ACT_BACK || a == ACT_QUIT)
 			*quit = 1;
 		return;
 	}
@@ -694,6 +694,8 @@ out:
 		/* a driver still initialising: leave the thread (and the pipe it writes to) alone */
 		pthread_detach(probe_th);
 	}
+	while (t->depth)
+		screen_pop(t);
 	session_free(t);
 	free(t);
 	syntax_cleanup();

@@ -14,6 +14,7 @@
 #define KBX_TUI_UI_H
 
 #include "../core/task.h"
+#include "../core/util.h"
 #include "../db/db.h"
 #include "../db/recorder.h"
 #include "doc.h"
@@ -42,7 +43,7 @@ struct tui;
 struct screen_ops {
 	const char *name;
 	enum key_scope scope;
-	const enum action *hints;       /* bottom-bar hints, ending with A_NONE */
+	const enum action *hints;       /* bottom-bar hints, ending with ACT_NONE */
 	/* the screen comes to the top (opened, or returned to); may be NULL */
 	void (*enter)(struct tui *t);
 	void (*draw)(struct tui *t, struct rect area);

@@ -17,6 +17,7 @@
 #include "core/launch.h"
 #include "core/nvrtc.h"
 #include "core/problem.h"
+#include "core/rules.h"
 #include "core/task.h"
 #include "core/util.h"
 
@@ -286,6 +287,59 @@ static void test_golden_size_matching(void **state)
 	assert_false(golden_size_matches("[2,64,100]", "[[64,100],[64,100]]"));
 }
 
+/* [static] names rules that exist with the right kind, and every reference shows the evidence its
+ * task requires (else the task would reject its own reference). */
+static void test_static_rules(void **state)
+{
+	char *path = xasprintf("%s/rules.ini", root());
+	struct ruleset rs;
+	int i, j, k, bad = 0;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	free(path);
+	for (i = 0; i < cat.ntasks; i++) {
+		const struct task *t = cat.tasks[i];
+		struct finding *f = NULL;
+		char *src;
+		size_t len;
+		int n = 0;
+
+		if (!t->nstatic_require && !t->nstatic_fatal)
+			continue;
+		assert_int_equal(read_file(t->reference_path, &src, &len), KBX_OK);
+		n = rules_scan(&rs, src, &f);
+		for (j = 0; j < t->nstatic_require; j++) {
+			const struct rule *r = rules_find(&rs, t->static_require[j]);
+			int found = 0;
+
+			if (!r || r->kind != RULE_EVIDENCE) {
+				fprintf(stderr, "%s: [static] require '%s' is not an evidence rule\n", t->id, t->static_require[j]);
+				bad++;
+				continue;
+			}
+			for (k = 0; k < n; k++)
+				found |= f[k].rule == r;
+			if (!found) {
+				fprintf(stderr, "%s: the reference lacks required evidence '%s'\n", t->id, r->id);
+				bad++;
+			}
+		}
+		for (j = 0; j < t->nstatic_fatal; j++) {
+			const struct rule *r = rules_find(&rs, t->static_fatal[j]);
+
+			if (!r || r->kind != RULE_WARNING) {
+				fprintf(stderr, "%s: [static] fatal '%s' is not a warning rule\n", t->id, t->static_fatal[j]);
+				bad++;
+			}
+		}
+		free(f);
+		free(src);
+	}
+	rules_free(&rs);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_every_category_has_an_example),
 		cmocka_unit_test(test_golden_rows_line_up),
 		cmocka_unit_test(test_golden_size_matching),
+		cmocka_unit_test(test_static_rules),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

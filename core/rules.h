@@ -1,0 +1,61 @@
+/*
+ * rules.h - static rules: PCRE2 patterns applied to a candidate's source before it compiles.
+ *
+ * Rules are data (tasks/rules.ini):
+ *
+ *     [rule.clock_read]
+ *     kind = warning              ; fatal | warning | evidence
+ *     pattern = \bclock(64)?\s*\(
+ *     message = reads a clock: timing-sensitive code
+ *
+ * Patterns see the source with comments and string literals blanked out (same length, newlines
+ * kept), so a rule is not fooled by `// int8` in a comment and findings keep their line and
+ * column. Fatal findings make the verdict compile_error; warnings are shown and mark the run
+ * suspect-static-check; evidence rules are what a task can require ([static] require = ...): a
+ * Quantization kernel with no trace of int8 storage, rounding or clamping is not a quantized
+ * kernel, whatever its output. A task can also make a warning fatal ([static] fatal = ...).
+ */
+#ifndef KBX_RULES_H
+#define KBX_RULES_H
+
+#include "status.h"
+
+enum rule_kind { RULE_FATAL, RULE_WARNING, RULE_EVIDENCE };
+
+struct rule {
+	char *id;
+	enum rule_kind kind;
+	char *pattern;
+	char *message;
+	int line;               /* in the rules file */
+	void *re;               /* pcre2_code */
+};
+
+struct ruleset {
+	struct rule *rules;
+	int n;
+};
+
+struct finding {
+	const struct rule *rule;
+	int line, col;          /* 1-based */
+};
+
+/* Parse rules from text (`path` names it in errors). Errors name the file, line and what was
+ * expected; a pattern that does not compile is reported with PCRE2's message and offset. */
+enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *out);
+/* Load tasks_root/rules.ini; a missing file is an empty set. */
+enum kbx_status rules_load(const char *path, struct ruleset *out);
+void rules_free(struct ruleset *rs);
+const struct rule *rules_find(const struct ruleset *rs, const char *id);
+
+/* Every match of fatal and warning rules (one per rule per line) and the first match of each
+ * evidence rule, in source order. Returns the count; *out is malloc'd. */
+int rules_scan(const struct ruleset *rs, const char *src, struct finding **out);
+
+/* The source with // and block comments and string/char literals replaced by spaces. */
+char *rules_code_only(const char *src);
+
+const char *rule_kind_name(enum rule_kind k);
+
+#endif

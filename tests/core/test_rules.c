@@ -1,0 +1,200 @@
+/* Static rules: the rules file parser (with garbage), comment/string blanking, positions, and the
+ * real tasks/rules.ini on real sources. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rules.h"
+#include "core/util.h"
+
+static const char *root(void)
+{
+	const char *r = getenv("KBX_TASKS");
+
+	return r ? r : KBX_SRCDIR "/tasks";
+}
+
+static void test_parse_ok(void **state)
+{
+	struct ruleset rs;
+	const char *text = "; comment\n[rule.a]\nkind = fatal\npattern = \\bfoo\\s*\\(\nmessage = calls foo; # not a comment\n"
+			   "\n[rule.b]\npattern = bar\nmessage = mentions bar\n";
+
+	(void)state;
+	assert_int_equal(rules_parse(text, "t.ini", &rs), KBX_OK);
+	assert_int_equal(rs.n, 2);
+	assert_int_equal(rs.rules[0].kind, RULE_FATAL);
+	assert_string_equal(rs.rules[0].message, "calls foo; # not a comment");
+	assert_int_equal(rs.rules[1].kind, RULE_WARNING);       /* the default */
+	assert_int_equal(rs.rules[1].line, 7);
+	assert_non_null(rules_find(&rs, "b"));
+	assert_null(rules_find(&rs, "c"));
+	rules_free(&rs);
+}
+
+static void test_parse_errors(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "pattern = x\n", "line 1: expected '[rule.NAME]' first" },
+		{ "[rule.a]\nkind = loud\npattern = x\nmessage = m\n", "line 2: unknown kind 'loud'" },
+		{ "[rule.a]\npattern = (x\nmessage = m\n", "line 1: bad pattern at offset" },
+		{ "[rule.a]\npattern = x\n", "expected 'pattern' and 'message'" },
+		{ "[rule.a]\npattern = x\nmessage = m\n[rule.a]\n", "line 4: rule 'a' defined twice" },
+		{ "[rules.a]\n", "line 1: expected '[rule.NAME]'" },
+		{ "[rule.]\n", "line 1: expected '[rule.NAME]'" },
+		{ "[rule.a]\ncolour = red\n", "line 2: unknown key 'colour'" },
+		{ "[rule.a]\njust words\n", "line 2: expected 'key = value'" },
+	};
+	struct ruleset rs;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rules_parse(bad[i].text, "t.ini", &rs), KBX_EPARSE);
+		if (!strstr(kbx_last_error(), bad[i].want) || !strstr(kbx_last_error(), "'t.ini'")) {
+			fprintf(stderr, "case %zu: got '%s', wanted '%s'\n", i, kbx_last_error(), bad[i].want);
+			fail();
+		}
+		assert_int_equal(rs.n, 0);
+	}
+}
+
+static void test_code_only(void **state)
+{
+	const char *src = "int a; // clock()\n/* while(1) \n */ char *s = \"clock(\\\"x\";\nchar c = '\\'';\n";
+	char *code = rules_code_only(src);
+
+	(void)state;
+	assert_int_equal(strlen(code), strlen(src));
+	assert_null(strstr(code, "clock"));
+	assert_null(strstr(code, "while"));
+	assert_non_null(strstr(code, "int a;"));
+	assert_non_null(strstr(code, "char *s ="));
+	assert_non_null(strstr(code, "char c ="));
+	assert_int_equal(code[strlen(src) - 1], '\n');
+	free(code);
+}
+
+static void test_scan_positions(void **state)
+{
+	struct ruleset rs;
+	struct finding *f;
+	const char *src = "ok\n  t = clock();  clock64();\n// clock()\nx = clock();\nscale\nscale\n";
+	int n;
+
+	(void)state;
+	assert_int_equal(rules_parse("[rule.clk]\npattern = \\bclock(64)?\\s*\\(\nmessage = m\n"
+				     "[rule.ev]\nkind = evidence\npattern = scale\nmessage = e\n", "t", &rs), KBX_OK);
+	n = rules_scan(&rs, src, &f);
+	assert_int_equal(n, 3);         /* line 2 once (one per rule per line), line 4, evidence once */
+	assert_string_equal(f[0].rule->id, "clk");
+	assert_int_equal(f[0].line, 2);
+	assert_int_equal(f[0].col, 7);
+	assert_int_equal(f[1].line, 4);
+	assert_string_equal(f[2].rule->id, "ev");
+	assert_int_equal(f[2].line, 5);
+	free(f);
+	rules_free(&rs);
+}
+
+static int has(const struct finding *f, int n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].rule->id, id))
+			return 1;
+	return 0;
+}
+
+static void test_real_rules(void **state)
+{
+	char *path = xasprintf("%s/rules.ini", root());
+	const char *spin = "extern \"C\" __global__ void k(float *y) { while (1) { } }\n";
+	const char *timer = "__device__ int calls;\nextern \"C\" __global__ void k(float *y) { y[0] = clock64(); }\n";
+	const char *quant = "signed char q = (signed char)rintf(fminf(v / scale, 127.0f)); int acc = __dp4a(a, b, acc);\n";
+	const char *fp32 = "extern \"C\" __global__ void mm(const float *a, float *c) { float acc = 0; c[0] = acc; }\n";
+	struct ruleset rs;
+	struct finding *f;
+	int n;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	assert_true(rs.n >= 8);
+	n = rules_scan(&rs, spin, &f);
+	assert_true(has(f, n, "spin_forever"));
+	free(f);
+	n = rules_scan(&rs, timer, &f);
+	assert_true(has(f, n, "clock_read"));
+	assert_true(has(f, n, "device_global"));
+	free(f);
+	n = rules_scan(&rs, quant, &f);
+	assert_true(has(f, n, "int8_storage") && has(f, n, "round_to_int") && has(f, n, "clamp_to_range") &&
+		    has(f, n, "scale_derivation") && has(f, n, "int_accumulate"));
+	free(f);
+	n = rules_scan(&rs, fp32, &f);
+	assert_false(has(f, n, "int8_storage") || has(f, n, "round_to_int") || has(f, n, "clamp_to_range"));
+	free(f);
+	rules_free(&rs);
+	/* A missing file is an empty set, not an error. */
+	assert_int_equal(rules_load("/nonexistent/rules.ini", &rs), KBX_OK);
+	assert_int_equal(rs.n, 0);
+	free(path);
+}
+
+static void test_garbage(void **state)
+{
+	static const char alphabet[] = "[]=.;#\\()*+?{}|^$ \n\tabcdefkindpatternmessagerule.fatal";
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+	char buf[256];
+	int i, j, ok = 0;
+
+	(void)state;
+	for (i = 0; i < 5000; i++) {
+		struct ruleset rs;
+		struct finding *f;
+		int len;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		len = (int)(x % (sizeof(buf) - 1));
+		for (j = 0; j < len; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[j] = alphabet[x % (sizeof(alphabet) - 1)];
+		}
+		buf[len] = '\0';
+		if (rules_parse(buf, "g", &rs) == KBX_OK) {
+			ok++;
+			if (rules_scan(&rs, buf, &f) >= 0)
+				free(f);
+			rules_free(&rs);
+		}
+		{
+			char *c = rules_code_only(buf);
+
+			assert_int_equal(strlen(c), strlen(buf));
+			free(c);
+		}
+	}
+	fprintf(stderr, "garbage: %d of 5000 parsed\n", ok);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_ok),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_code_only),
+		cmocka_unit_test(test_scan_positions),
+		cmocka_unit_test(test_real_rules),
+		cmocka_unit_test(test_garbage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

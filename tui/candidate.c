@@ -1,0 +1,309 @@
+/*
+ * candidate.c - the current task's candidate: source with line numbers and CUDA colouring,
+ * the compile diagnostics and static-check findings on their lines, and what can be done to it
+ * (load, paste, $EDITOR, starter, write, run).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "complete.h"
+#include "draw.h"
+#include "docview.h"
+#include "syntax.h"
+#include "ui.h"
+
+static struct {
+	int ready;
+	struct docview v;
+	int task;
+	unsigned version;
+	const void *run;        /* the run whose diagnostics are shown */
+	int run_diags;
+	int width;
+} s;
+
+/* The compile result that belongs to this candidate: the latest run, when it ran this source. */
+static const struct compile_result *diags_for(struct tui *t, const struct candidate *c)
+{
+	if (!c || !c->source)
+		return NULL;
+	if (t->run && t->run_task == t->task && t->run->have_compile && t->run->source &&
+	    !strcmp(t->run->source, c->source))
+		return &t->run->compile;
+	if (t->view && t->view->have_compile && t->view->source && !strcmp(t->view->source, c->source))
+		return &t->view->compile;
+	return NULL;
+}
+
+/* The worst diagnostic role on a line (0: none). */
+static int line_role(const struct compile_result *cr, const struct candidate *c, int line)
+{
+	int role = 0;
+
+	if (c->static_line == line)
+		role = ROLE_DIAG_WARN;
+	for (int i = 0; cr && i < cr->ndiags; i++) {
+		if (cr->diags[i].line != line)
+			continue;
+		if (!strcmp(cr->diags[i].severity, "error"))
+			return ROLE_DIAG_ERROR;
+		role = ROLE_DIAG_WARN;
+	}
+	return role;
+}
+
+static void build(struct tui *t, int width)
+{
+	struct candidate *c = tui_candidate(t);
+	const struct compile_result *cr = diags_for(t, c);
+	const struct task *task = tui_task(t);
+	const char *p;
+	int line = 1, in_comment = 0, numw, nlines = 1;
+
+	docview_reset(&s.v);
+	s.task = t->task;
+	s.version = c ? c->version : 0;
+	s.run = cr;
+	s.run_diags = cr ? cr->ndiags : -1;
+	s.width = width;
+	if (!c || !c->source) {
+		struct doc *d = &s.v.doc;
+
+		doc_addf(d, ROLE_HEADING, "no candidate for %s yet", task ? task->name : "this task");
+		doc_newline(d);
+		doc_newline(d);
+		doc_add(d, ROLE_KEY, "  o ");
+		doc_add(d, ROLE_NORMAL, "load a file (Tab completes the path)");
+		doc_newline(d);
+		doc_add(d, ROLE_KEY, "  p ");
+		doc_add(d, ROLE_NORMAL, "paste it (bracketed paste; or type and end with ^D)");
+		doc_newline(d);
+		doc_add(d, ROLE_KEY, "  e ");
+		doc_add(d, ROLE_NORMAL, "write it in $EDITOR");
+		doc_newline(d);
+		doc_add(d, ROLE_KEY, "  s ");
+		doc_add(d, ROLE_NORMAL, "start from the starter skeleton (kbx starter)");
+		doc_newline(d);
+		doc_add(d, ROLE_KEY, "1-9 ");
+		doc_add(d, ROLE_NORMAL, "on the task screen: one of the task's examples");
+		doc_newline(d);
+		return;
+	}
+	for (p = c->source; *p; p++)
+		nlines += *p == '\n';
+	numw = nlines >= 10000 ? 5 : nlines >= 1000 ? 4 : 3;
+	for (p = c->source; *p;) {
+		size_t n = strcspn(p, "\n"), len = n;
+		int role = line_role(cr, c, line);
+
+		if (len && p[len - 1] == '\r')
+			len--;
+		doc_addf(&s.v.doc, role ? role : ROLE_LINENR, "%*d", numw, line);
+		doc_add(&s.v.doc, role ? role : ROLE_LINENR, role ? ">" : " ");
+		syntax_line(&s.v.doc, p, len, &in_comment);
+		doc_tag(&s.v.doc, line);
+		doc_newline(&s.v.doc);
+		p += n;
+		if (*p)
+			p++;
+		line++;
+	}
+}
+
+static void enter(struct tui *t)
+{
+	if (!s.ready) {
+		docview_init(&s.v, 1);
+		s.v.hscrollable = 1;
+		s.ready = 1;
+		s.task = -1;
+	}
+	s.width = 0; /* rebuild: the candidate or its diagnostics may have changed */
+}
+
+static void leave(struct tui *t)
+{
+	(void)t;
+	docview_free(&s.v);
+	memset(&s, 0, sizeof(s));
+}
+
+/* What the diagnostics say about the selected line, for the strip under the source. */
+static void detail(struct tui *t, struct doc *d, int line)
+{
+	struct candidate *c = tui_candidate(t);
+	const struct compile_result *cr = diags_for(t, c);
+	int shown = 0, errors = 0, others = 0;
+
+	for (int i = 0; cr && i < cr->ndiags; i++) {
+		const char *m = cr->diags[i].message ? cr->diags[i].message : "";
+
+		if (!strcmp(cr->diags[i].severity, "error"))
+			errors++;
+		else
+			others++;
+		if (cr->diags[i].line != line || shown >= 2)
+			continue;
+		doc_addf(d, !strcmp(cr->diags[i].severity, "error") ? ROLE_ERROR : ROLE_WARN, "line %d: %s: ", line,
+			 cr->diags[i].severity);
+		doc_addn(d, ROLE_NORMAL, m, strcspn(m, "\n"));
+		doc_newline(d);
+		shown++;
+	}
+	if (c && c->static_why && c->static_line == line && shown < 2) {
+		doc_add(d, ROLE_WARN, "static check: ");
+		doc_add(d, ROLE_NORMAL, c->static_why);
+		doc_newline(d);
+		shown++;
+	}
+	if (!shown) {
+		if (cr)
+			doc_addf(d, errors ? ROLE_ERROR : ROLE_DIM, "compile: %s, %d error%s, %d other diagnostic%s%s",
+				 cr->ok ? "ok" : "failed", errors, errors == 1 ? "" : "s", others, others == 1 ? "" : "s",
+				 errors + others ? " (n: next, L: log)" : "");
+		else if (c && c->source)
+			doc_add(d, ROLE_DIM, "not compiled yet: r runs it (without a GPU it compiles and stops)");
+		doc_newline(d);
+		if (c && c->static_why) {
+			doc_add(d, ROLE_WARN, "static check: ");
+			doc_add(d, ROLE_NORMAL, c->static_why);
+			doc_newline(d);
+		}
+	}
+}
+
+static void draw(struct tui *t, struct rect area)
+{
+	struct candidate *c = tui_candidate(t);
+	const struct task *task = tui_task(t);
+	struct rect top, bottom, in;
+	struct doc d;
+	char title[512];
+
+	layout_vsplit(area, area.h - 4, 3, &top, &bottom);
+	in = layout_inner(top);
+	if (s.task != t->task || !c || s.version != c->version || s.width != in.w || s.run != diags_for(t, c) ||
+	    (s.run && s.run_diags != ((const struct compile_result *)s.run)->ndiags))
+		build(t, in.w);
+	if (t->cand_goto > 0) {
+		docview_clamp(&s.v, in.h);
+		docview_select_tag(&s.v, t->cand_goto);
+		t->cand_goto = 0;
+	}
+	if (c && c->source) {
+		int n = 0;
+
+		for (const char *p = c->source; *p; p++)
+			n += *p == '\n';
+		snprintf(title, sizeof(title), "candidate%s%s%s%s%s%d lines", glyphs()->mid, task ? task->name : "",
+			 glyphs()->mid, c->name ? c->name : "", glyphs()->mid, n);
+	} else {
+		snprintf(title, sizeof(title), "candidate%s%s", glyphs()->mid, task ? task->name : "");
+	}
+	draw_box(top, title, 1);
+	docview_draw(&s.v, in, 1);
+	doc_init(&d);
+	detail(t, &d, docview_tag(&s.v));
+	draw_box(bottom, "diagnostics", 0);
+	draw_doc(layout_inner(bottom), &d, 0, -1, 0, 0);
+	doc_free(&d);
+}
+
+static void goto_accept(struct tui *t, const char *text)
+{
+	int line = atoi(text);
+
+	if (line <= 0 || !docview_select_tag(&s.v, line))
+		tui_message(t, ROLE_ERRMSG, "no line '%s'", text);
+}
+
+static void write_accept(struct tui *t, const char *text)
+{
+	struct candidate *c = tui_candidate(t);
+	char *path;
+
+	if (!c || !c->source || !*text)
+		return;
+	path = path_expand(text);
+	if (write_file(path, c->source, strlen(c->source)) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	} else {
+		free(c->path);
+		c->path = xstrdup(path);
+		tui_message(t, ROLE_MESSAGE, "wrote '%s'", path);
+	}
+	free(path);
+}
+
+/* Next (dir 1) or previous (-1) line with a diagnostic or finding. */
+static void next_diag(struct tui *t, int dir)
+{
+	struct candidate *c = tui_candidate(t);
+	const struct compile_result *cr = diags_for(t, c);
+	int cur = docview_tag(&s.v), best = -1;
+
+	if (!c || !c->source)
+		return;
+	for (int i = 0; cr && i <= cr->ndiags; i++) {
+		int l = i < cr->ndiags ? cr->diags[i].line : c->static_line;
+
+		if (l <= 0 || (dir > 0 ? l <= cur : l >= cur))
+			continue;
+		if (best < 0 || (dir > 0 ? l < best : l > best))
+			best = l;
+	}
+	if (!cr && c->static_line > 0 && (dir > 0 ? c->static_line > cur : c->static_line < cur))
+		best = c->static_line;
+	if (best < 0)
+		tui_message(t, ROLE_MESSAGE, "no %s diagnostic", dir > 0 ? "next" : "previous");
+	else
+		docview_select_tag(&s.v, best);
+}
+
+static unsigned key(struct tui *t, enum action a, int k)
+{
+	struct candidate *c = tui_candidate(t);
+
+	(void)k;
+	if (docview_key(&s.v, a))
+		return R_HANDLED;
+	switch (a) {
+	case ACT_GOTO_LINE:
+		if (c && c->source)
+			prompt_open(t, "go to line: ", "", 0, goto_accept, NULL, NULL);
+		return R_HANDLED;
+	case ACT_WRITE:
+		if (!c || !c->source) {
+			tui_message(t, ROLE_ERRMSG, "no candidate to write");
+			return R_HANDLED;
+		}
+		prompt_open(t, "write to: ", c->path ? c->path : "", 1, write_accept, NULL, NULL);
+		return R_HANDLED;
+	case ACT_NEXT_DIAG:
+		next_diag(t, 1);
+		return R_HANDLED;
+	case ACT_PREV_DIAG:
+		next_diag(t, -1);
+		return R_HANDLED;
+	case ACT_OPEN:
+		return R_HANDLED;
+	default:
+		return 0;
+	}
+}
+
+static const enum action hints[] = {
+	ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_STARTER, ACT_WRITE, ACT_GOTO_LINE, ACT_NEXT_DIAG, ACT_LOG, ACT_BACK, ACT_NONE,
+};
+
+const struct screen_ops candidate_screen = {
+	.name = "candidate",
+	.scope = KS_CAND,
+	.hints = hints,
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+	.leave = leave,
+};

@@ -1,0 +1,179 @@
+/*
+ * diffview.c - where a case's output differs from the reference: the worst elements
+ * (scrollable), an error heatmap over the output's tiles with its legend, and a histogram of
+ * log10 error; for Quantization tasks a lens with the metrics against their thresholds; for
+ * Fusion tasks the first stage (shared scratch buffer) that goes wrong.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "docview.h"
+#include "ui.h"
+
+static struct {
+	int ready;
+	struct docview worst;
+	int key_case, key_output, width;
+	const struct run_record *shown;
+} s;
+
+static const struct task *view_task(struct tui *t)
+{
+	int k = t->view && t->view->task_id ? model_task_by_id(&t->model, t->view->task_id) : -1;
+
+	return k >= 0 ? t->cat->tasks[k] : NULL;
+}
+
+static void enter(struct tui *t)
+{
+	(void)t;
+	if (!s.ready) {
+		docview_init(&s.worst, 0);
+		s.worst.hscrollable = 1;
+		s.ready = 1;
+	}
+	s.width = 0;
+}
+
+static void leave(struct tui *t)
+{
+	(void)t;
+	docview_free(&s.worst);
+	memset(&s, 0, sizeof(s));
+}
+
+static const struct case_result *cur_case(struct tui *t)
+{
+	if (!t->view || t->view_case < 0 || t->view_case >= t->view->ncases)
+		return NULL;
+	return &t->view->cases[t->view_case];
+}
+
+static void draw(struct tui *t, struct rect area)
+{
+	const struct case_result *c = cur_case(t);
+	const struct task *task = view_task(t);
+	const struct output_result *o;
+	struct rect head, rest, top, bottom, heat, hist;
+	struct doc d;
+	int quant = task && !strcmp(task->category, "Quantization");
+	char title[128];
+
+	if (!c) {
+		draw_text(area.y + 1, area.x + 1, area.w - 2, ROLE_DIM, "no case selected: pick one on the results screen");
+		return;
+	}
+	if (t->view_output < 0 || t->view_output >= c->noutputs)
+		t->view_output = 0;
+	o = c->noutputs ? &c->outputs[t->view_output] : NULL;
+
+	layout_vsplit(area, 2, 1, &head, &rest);
+	doc_init(&d);
+	report_diff_header(&d, task, c, o, head.w);
+	draw_doc(head, &d, 0, -1, 0, 0);
+	doc_free(&d);
+
+	/* worst elements on top; heatmap and histogram side by side below, and for Quantization
+	 * tasks the lens under the histogram */
+	{
+		int th = rest.h * 9 / 20;
+
+		if (quant)
+			th = rest.h * 7 / 20;
+		layout_vsplit(rest, th < 6 ? 6 : th, 5, &top, &bottom);
+	}
+	if (s.shown != t->view || s.key_case != t->view_case || s.key_output != t->view_output || s.width != top.w) {
+		docview_reset(&s.worst);
+		if (o)
+			report_worst(&s.worst.doc, &o->cmp, top.w - 2);
+		s.shown = t->view;
+		s.key_case = t->view_case;
+		s.key_output = t->view_output;
+		s.width = top.w;
+		s.worst.top = 0;
+	}
+	snprintf(title, sizeof(title), "worst elements (%d)", o ? o->cmp.nworst : 0);
+	draw_box(top, title, 1);
+	docview_draw(&s.worst, layout_inner(top), 1);
+
+	layout_hsplit(bottom, bottom.w / 2, 30, &heat, &hist);
+	doc_init(&d);
+	if (o)
+		report_heatmap(&d, &o->cmp, heat.w - 2, heat.h - 2);
+	draw_box(heat, "|err|/tol by tile", 0);
+	draw_doc(layout_inner(heat), &d, 0, -1, 0, 0);
+	doc_free(&d);
+
+	if (quant) {
+		struct rect lens;
+
+		layout_vsplit(hist, hist.h - 7, 4, &hist, &lens);
+		doc_init(&d);
+		report_quant_lens(&d, task, c, o, lens.w - 2);
+		draw_box(lens, "quantization lens", 0);
+		draw_doc(layout_inner(lens), &d, 0, -1, 0, 0);
+		doc_free(&d);
+	}
+	doc_init(&d);
+	if (o)
+		report_histogram(&d, &o->cmp, hist.w - 2, hist.h - 2);
+	draw_box(hist, "error histogram", 0);
+	draw_doc(layout_inner(hist), &d, 0, -1, 0, 0);
+	doc_free(&d);
+}
+
+static void step_case(struct tui *t, int dir)
+{
+	const struct run_record *r = t->view;
+
+	if (!r)
+		return;
+	for (int i = t->view_case + dir; i >= 0 && i < r->ncases; i += dir) {
+		if (r->cases[i].noutputs) {
+			t->view_case = i;
+			t->view_output = 0;
+			return;
+		}
+	}
+	tui_message(t, ROLE_MESSAGE, "no %s case with outputs", dir > 0 ? "next" : "previous");
+}
+
+static unsigned key(struct tui *t, enum action a, int k)
+{
+	const struct case_result *c = cur_case(t);
+
+	(void)k;
+	if (docview_key(&s.worst, a))
+		return R_HANDLED;
+	switch (a) {
+	case ACT_NEXT_CASE:
+		step_case(t, 1);
+		return R_HANDLED;
+	case ACT_PREV_CASE:
+		step_case(t, -1);
+		return R_HANDLED;
+	case ACT_NEXT_OUTPUT:
+		if (c && c->noutputs > 1)
+			t->view_output = (t->view_output + 1) % c->noutputs;
+		else
+			tui_message(t, ROLE_MESSAGE, "this case has one output");
+		return R_HANDLED;
+	default:
+		return 0;
+	}
+}
+
+static const enum action hints[] = {
+	ACT_NEXT_CASE, ACT_PREV_CASE, ACT_NEXT_OUTPUT, ACT_DOWN, ACT_CANDIDATE, ACT_BACK, ACT_NONE,
+};
+
+const struct screen_ops diff_screen = {
+	.name = "diff",
+	.scope = KS_DIFF,
+	.hints = hints,
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+	.leave = leave,
+};
