@@ -129,6 +129,9 @@ def check_task(args, task_dir, category, name):
             except Exception as e:  # a case PyTorch rejects is reported, not hidden
                 results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300]))
                 continue
+            if theirs is None:  # a stochastic case (dropout with KernelBenchX's own generator)
+                results.append((case, None, "skipped: stochastic under PyTorch's generator"))
+                continue
             for arg_name, value in theirs.items():
                 dtype, ours = refs[arg_name]
                 t = value.detach()
@@ -167,10 +170,16 @@ def main():
             if res is None:
                 table.append((task_id, "skipped", 0, 0, "no crosscheck (verified another way)"))
                 continue
-            bad = [r for r in res if not r[1]]
-            table.append((task_id, "pass" if not bad else "FAIL", len(res) - len(bad), len(res),
-                          "; ".join(f"{c}: {w}" for c, _, w in bad[:3])))
+            bad = [r for r in res if r[1] is False]
+            skipped = [r for r in res if r[1] is None]
+            checked = len(res) - len(skipped)
+            note = "; ".join(f"{c}: {w}" for c, _, w in bad[:3])
+            if skipped:
+                note = (note + "; " if note else "") + f"{len(skipped)} stochastic case(s) skipped"
+            table.append((task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped",
+                          checked - len(bad), checked, note))
     print(f"{'task':48} {'result':8} {'outputs':>9}  notes")
+    # outputs: compared outputs (case x output) that matched / compared
     for task_id, status, good, total, note in table:
         print(f"{task_id:48} {status:8} {good:>4}/{total:<4}  {note}")
     if args.out:

@@ -88,7 +88,7 @@ static void draw(struct tui *t, struct rect area)
 	int active = search_active(&b.search), total_matches = 0;
 	char title[512], buf[300];
 
-	layout_hsplit(area, 24, 20, &left, &right);
+	layout_hsplit(area, 28, 20, &left, &right);
 	li = layout_inner(left);
 	ri = layout_inner(right);
 	b.rows = ri.h;

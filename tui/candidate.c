@@ -44,6 +44,13 @@ static int line_role(const struct compile_result *cr, const struct candidate *c,
 
 	if (c->static_line == line)
 		role = ROLE_DIAG_WARN;
+	for (int i = 0; i < c->nfindings; i++) {
+		if (c->findings[i].line != line || c->findings[i].rule->kind == RULE_EVIDENCE)
+			continue;
+		if (c->findings[i].rule->kind == RULE_FATAL)
+			return ROLE_DIAG_ERROR;
+		role = ROLE_DIAG_WARN;
+	}
 	for (int i = 0; cr && i < cr->ndiags; i++) {
 		if (cr->diags[i].line != line)
 			continue;
@@ -152,6 +159,17 @@ static void detail(struct tui *t, struct doc *d, int line)
 		doc_newline(d);
 		shown++;
 	}
+	for (int i = 0; c && i < c->nfindings && shown < 3; i++) {
+		const struct finding *f = &c->findings[i];
+
+		if (f->line != line)
+			continue;
+		doc_addf(d, f->rule->kind == RULE_FATAL ? ROLE_ERROR : f->rule->kind == RULE_WARNING ? ROLE_WARN : ROLE_PASS,
+			 "line %d: static %s '%s': ", line, rule_kind_name(f->rule->kind), f->rule->id);
+		doc_add(d, ROLE_NORMAL, f->rule->message ? f->rule->message : "");
+		doc_newline(d);
+		shown++;
+	}
 	if (c && c->static_why && c->static_line == line && shown < 2) {
 		doc_add(d, ROLE_WARN, "static check: ");
 		doc_add(d, ROLE_NORMAL, c->static_why);
@@ -169,6 +187,17 @@ static void detail(struct tui *t, struct doc *d, int line)
 		if (c && c->static_why) {
 			doc_add(d, ROLE_WARN, "static check: ");
 			doc_add(d, ROLE_NORMAL, c->static_why);
+			doc_newline(d);
+		} else if (c && c->nfindings) {
+			int warn = 0, fatal = 0, ev = 0;
+
+			for (int i = 0; i < c->nfindings; i++) {
+				fatal += c->findings[i].rule->kind == RULE_FATAL;
+				warn += c->findings[i].rule->kind == RULE_WARNING;
+				ev += c->findings[i].rule->kind == RULE_EVIDENCE;
+			}
+			doc_addf(d, fatal ? ROLE_ERROR : warn ? ROLE_WARN : ROLE_DIM,
+				 "static rules: %d fatal, %d warning%s, %d evidence", fatal, warn, warn == 1 ? "" : "s", ev);
 			doc_newline(d);
 		}
 	}
@@ -242,22 +271,27 @@ static void next_diag(struct tui *t, int dir)
 {
 	struct candidate *c = tui_candidate(t);
 	const struct compile_result *cr = diags_for(t, c);
-	int cur = docview_tag(&s.v), best = -1;
+	int cur = docview_tag(&s.v), best = -1, n;
 
 	if (!c || !c->source)
 		return;
-	for (int i = 0; cr && i <= cr->ndiags; i++) {
-		int l = i < cr->ndiags ? cr->diags[i].line : c->static_line;
+	n = (cr ? cr->ndiags : 0) + c->nfindings + 1;
+	for (int i = 0; i < n; i++) {
+		int l;
 
+		if (cr && i < cr->ndiags)
+			l = cr->diags[i].line;
+		else if (i - (cr ? cr->ndiags : 0) < c->nfindings)
+			l = c->findings[i - (cr ? cr->ndiags : 0)].line;
+		else
+			l = c->static_line;
 		if (l <= 0 || (dir > 0 ? l <= cur : l >= cur))
 			continue;
 		if (best < 0 || (dir > 0 ? l < best : l > best))
 			best = l;
 	}
-	if (!cr && c->static_line > 0 && (dir > 0 ? c->static_line > cur : c->static_line < cur))
-		best = c->static_line;
 	if (best < 0)
-		tui_message(t, ROLE_MESSAGE, "no %s diagnostic", dir > 0 ? "next" : "previous");
+		tui_message(t, ROLE_MESSAGE, "no %s diagnostic or finding", dir > 0 ? "next" : "previous");
 	else
 		docview_select_tag(&s.v, best);
 }

@@ -5,6 +5,7 @@
  * Fusion tasks the first stage (shared scratch buffer) that goes wrong.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -108,9 +109,15 @@ static void draw(struct tui *t, struct rect area)
 	if (quant) {
 		struct rect lens;
 
-		layout_vsplit(hist, hist.h - 7, 4, &hist, &lens);
+		layout_vsplit(hist, hist.h - 8, 4, &hist, &lens);
 		doc_init(&d);
-		report_quant_lens(&d, task, c, o, lens.w - 2);
+		{
+			struct finding *f = NULL;
+			int nf = t->view->source && t->rules.n ? rules_scan(&t->rules, t->view->source, &f) : 0;
+
+			report_quant_lens(&d, task, c, o, f, nf, lens.w - 2);
+			free(f);
+		}
 		draw_box(lens, "quantization lens", 0);
 		draw_doc(layout_inner(lens), &d, 0, -1, 0, 0);
 		doc_free(&d);

@@ -933,8 +933,10 @@ void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 }
 
 void report_quant_lens(struct doc *d, const struct task *t, const struct case_result *c,
-		       const struct output_result *o, int width)
+		       const struct output_result *o, const struct finding *f, int nf, int width)
 {
+	int any = 0;
+
 	if (!o) {
 		doc_add(d, ROLE_DIM, "no output compared");
 		doc_newline(d);
@@ -943,11 +945,38 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	metric_line(d, "cosine", o->cmp.cosine, t->tol.metric ? t->tol.cosine_sim : -1, 1, width);
 	metric_line(d, "l1_relative", o->cmp.l1_relative, t->tol.metric ? t->tol.l1_relative : -1, 0, width);
 	metric_line(d, "rmse", o->cmp.rmse, t->tol.metric ? t->tol.rmse : -1, 0, width);
-	/* TODO(compare, static checks): per-row error against one quantization step, saturation
-	 * counts and the evidence rules that matched need data the engine does not report yet
-	 * (struct cmp_result has no per-row error or saturation count; core has no static-check
-	 * module). */
-	doc_add(d, ROLE_DIM, "    per-row error vs one step, saturation, evidence rules: not reported yet");
+	/* evidence: the rules the task requires, matched or not, then any other evidence found */
+	doc_add(d, ROLE_NORMAL, "    ");
+	doc_addcol(d, ROLE_LABEL, "evidence", 12, 0);
+	for (int i = 0; i < t->nstatic_require; i++) {
+		int hit = 0;
+
+		for (int k = 0; k < nf; k++)
+			hit |= !strcmp(f[k].rule->id, t->static_require[i]);
+		doc_add(d, hit ? ROLE_PASS : ROLE_FAIL, hit ? glyphs()->pass : glyphs()->fail);
+		doc_addf(d, ROLE_NORMAL, "%s ", t->static_require[i]);
+		any = 1;
+	}
+	for (int k = 0; k < nf; k++) {
+		int required = 0;
+
+		if (f[k].rule->kind != RULE_EVIDENCE)
+			continue;
+		for (int i = 0; i < t->nstatic_require; i++)
+			required |= !strcmp(f[k].rule->id, t->static_require[i]);
+		if (required)
+			continue;
+		doc_add(d, ROLE_PASS, glyphs()->pass);
+		doc_addf(d, ROLE_DIM, "%s ", f[k].rule->id);
+		any = 1;
+	}
+	if (!any)
+		doc_add(d, ROLE_WARN, "no evidence rule matched");
+	doc_newline(d);
+	/* TODO(compare): per-row error against one quantization step and saturation counts need
+	 * data struct cmp_result does not carry yet (a per-row max |err| / step and a count of
+	 * outputs at the quantized range's ends). */
+	doc_add(d, ROLE_DIM, "    per-row error vs one step, saturation: not reported yet");
 	doc_newline(d);
 	(void)c;
 }

@@ -7,6 +7,7 @@
 #define KBX_TUI_REPORT_H
 
 #include "../core/result.h"
+#include "../core/rules.h"
 #include "../core/task.h"
 #include "../db/db.h"
 #include "doc.h"
@@ -67,9 +68,10 @@ void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h);
 /* Histogram of log10 |error| (see the TODO in report.c: drawn from the worst elements until
  * struct cmp_result carries a histogram over every element). */
 void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h);
-/* Quantization lens: metrics against their thresholds, and what else is known. */
+/* Quantization lens: metrics against their thresholds, and the evidence rules (static findings
+ * of the run's source, f) that matched or that the task requires. */
 void report_quant_lens(struct doc *d, const struct task *t, const struct case_result *c,
-		       const struct output_result *o, int width);
+		       const struct output_result *o, const struct finding *f, int nf, int width);
 
 /* ---- compile log ------------------------------------------------------------------------- */
 

@@ -52,6 +52,16 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 	}
 	session_reload(t);
 	t->now = (double)time(NULL);
+	{
+		char *path = xasprintf("%s/rules.ini", tasks_root);
+
+		/* without rules the candidate screen shows only the include check */
+		if (rules_load(path, &t->rules) != KBX_OK) {
+			memset(&t->rules, 0, sizeof(t->rules));
+			kbx_clear_error();
+		}
+		free(path);
+	}
 }
 
 void session_reload(struct tui *t)
@@ -66,6 +76,7 @@ static void candidate_free(struct candidate *c)
 	free(c->name);
 	free(c->path);
 	free(c->static_why);
+	free(c->findings);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -91,6 +102,7 @@ void session_free(struct tui *t)
 	free(t->themes);
 	free(t->theme_dir);
 	model_free(&t->model);
+	rules_free(&t->rules);
 	db_close(t->db);
 	for (int i = 0; i < ngolden; i++) {
 		free(gnames[i]);
@@ -161,6 +173,8 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 	} else {
 		free(why);
 	}
+	if (t->rules.n)
+		c->nfindings = rules_scan(&t->rules, c->source, &c->findings);
 }
 
 int candidate_load_file(struct tui *t, const char *input)

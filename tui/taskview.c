@@ -37,7 +37,7 @@ static void build(struct tui *t, int width)
 static void enter(struct tui *t)
 {
 	if (!s.ready) {
-		docview_init(&s.v, 1);
+		docview_init(&s.v, 0);
 		s.ready = 1;
 		s.task = -1;
 	}
@@ -95,10 +95,6 @@ static unsigned key(struct tui *t, enum action a, int k)
 	switch (a) {
 	case ACT_EXAMPLE:
 		return load_example(t, k - '1');
-	case ACT_OPEN:
-		if (docview_tag(&s.v) >= REPORT_TAG_EXAMPLE)
-			return load_example(t, docview_tag(&s.v) - REPORT_TAG_EXAMPLE);
-		return R_HANDLED;
 	case ACT_RUN_REF:
 		return R_HANDLED | R_RUN_REF;
 	default:

@@ -13,6 +13,7 @@
 #ifndef KBX_TUI_UI_H
 #define KBX_TUI_UI_H
 
+#include "../core/rules.h"
 #include "../core/task.h"
 #include "../core/util.h"
 #include "../db/db.h"
@@ -85,6 +86,8 @@ struct candidate {
 	char *path;             /* the file it came from or was written to, or NULL */
 	char *static_why;       /* the include check's finding, or NULL */
 	int static_line;
+	struct finding *findings;       /* static rules (core/rules.h) that matched */
+	int nfindings;
 	unsigned version;       /* bumped on every change */
 };
 
@@ -126,6 +129,7 @@ struct tui {
 	char history_note[256];         /* why there is no history, "" if there is */
 	struct model model;
 	struct device_info dev;
+	struct ruleset rules;           /* tasks/rules.ini */
 
 	struct theme theme;
 	char *theme_dir;

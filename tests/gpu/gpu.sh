@@ -46,7 +46,14 @@ planted unwritten_tail.cu wrong "unwritten"
 planted modifies_input.cu wrong "modified input 'x'"
 planted illegal_address.cu runtime_error "ILLEGAL_ADDRESS|illegal"
 planted abi_mismatch.cu abi_error "parameter 3 \('n'\) is 4 bytes but the launch passes 8 bytes"
+planted replay.cu wrong "second run on the same inputs is wrong"
 planted missing_kernel.cu abi_error "defines no extern \"C\" __global__ function"
+# The patient replayer passes every correctness case and is caught only after timing.
+"$kbx" run Activation/gelu "$srcdir/tests/gpu/planted/replay_after_warmup.cu" --rows 2 --json >"$tmp/last.json" 2>"$tmp/last.err"
+v=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/last.json" 2>/dev/null || echo none)
+m=$(message_of)
+if [ "$v" = wrong ] && echo "$m" | grep -q "after timing"; then echo "ok   planted replay_after_warmup.cu: $v ($m)"
+else echo "FAIL planted replay_after_warmup.cu: got $v ($m)"; fail=1; fi
 # After a timeout and a fault, the next run works in a fresh worker.
 v=$(verdict_of Activation/gelu "$srcdir/tasks/Activation/gelu/reference.cu")
 if [ "$v" = pass ]; then echo "ok   fresh worker after faults"; else echo "FAIL fresh worker after faults: $v"; fail=1; fi
