@@ -57,12 +57,15 @@ int cli_fail(int status, const char *fmt, ...)
 int cli_catalogue(struct cli *c)
 {
 	enum kbx_status st;
+	int i;
 
 	if (c->cat_loaded)
 		return 0;
 	st = catalogue_load(c->tasks_root, &c->cat);
 	if (st)
 		return cli_fail(2, "%s", kbx_last_error());
+	for (i = 0; i < c->cat.nerrors; i++)
+		cli_fail(0, "skipped: %s", c->cat.errors[i]);
 	c->cat_loaded = 1;
 	return 0;
 }

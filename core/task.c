@@ -1153,7 +1153,7 @@ enum kbx_status catalogue_load(const char *root, struct catalogue *out)
 {
 	static const char *const skip[] = { "include", "golden" };
 	char **cats = NULL;
-	int ncats, i, j, cap = 0;
+	int ncats, i, j, cap = 0, ecap = 0;
 	enum kbx_status st;
 
 	memset(out, 0, sizeof(*out));
@@ -1171,10 +1171,11 @@ enum kbx_status catalogue_load(const char *root, struct catalogue *out)
 		for (j = 0; j < nnames && !st; j++) {
 			struct task *t;
 
-			st = task_load(root, cats[i], names[j], &t);
-			if (st) {
-				kbx_wrap(st, "cannot load task '%s/%s'", cats[i], names[j]);
-				break;
+			if (task_load(root, cats[i], names[j], &t)) {
+				kbx_wrap(KBX_EPARSE, "cannot load task '%s/%s'", cats[i], names[j]);
+				XGROW(out->errors, out->nerrors + 1, ecap);
+				out->errors[out->nerrors++] = xstrdup(kbx_last_error());
+				continue;
 			}
 			XGROW(out->tasks, out->ntasks + 1, cap);
 			out->tasks[out->ntasks++] = t;
@@ -1196,6 +1197,9 @@ void catalogue_free(struct catalogue *cat)
 	for (i = 0; i < cat->ntasks; i++)
 		task_free(cat->tasks[i]);
 	free(cat->tasks);
+	for (i = 0; i < cat->nerrors; i++)
+		free(cat->errors[i]);
+	free(cat->errors);
 	free(cat->root);
 	memset(cat, 0, sizeof(*cat));
 }

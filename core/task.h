@@ -14,7 +14,9 @@
  * `sms` are reserved names.
  *
  * catalogue_load reads every task under a root once; the catalogue is then read-only and
- * shared by the whole run (CLI, TUI, worker).
+ * shared by the whole run (CLI, TUI, worker). A task that does not load is skipped and its
+ * message kept in cat->errors (one broken file must not take the other 183 tasks with it); only
+ * an unreadable root is an error. Tests that need a clean catalogue check nerrors.
  */
 #ifndef KBX_TASK_H
 #define KBX_TASK_H
@@ -96,6 +98,8 @@ struct catalogue {
 	char *root;
 	struct task **tasks;    /* sorted by category then name */
 	int ntasks;
+	char **errors;          /* one message per task that did not load (skipped) */
+	int nerrors;
 };
 
 enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out);

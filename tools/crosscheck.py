@@ -143,15 +143,40 @@ def check_task(args, task_dir, category, name):
     return results
 
 
+def run_one(args, task_id):
+    """Check one task in this process and return its table row."""
+    category, name = task_id.split("/", 1)
+    tdir = os.path.join(args.tasks, category, name)
+    try:
+        res = check_task(args, tdir, category, name)
+    except Exception as e:
+        res = [("setup", False, f"{type(e).__name__}: {e}".splitlines()[0][:300])]
+    if res is None:
+        return (task_id, "skipped", 0, 0, "no crosscheck (verified another way)")
+    bad = [r for r in res if r[1] is False]
+    skipped = [r for r in res if r[1] is None]
+    checked = len(res) - len(skipped)
+    note = "; ".join(f"{c}: {w}" for c, _, w in bad[:3])
+    if skipped:
+        note = (note + "; " if note else "") + f"{len(skipped)} stochastic case(s) skipped"
+    return (task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped", checked - len(bad), checked, note)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kbx", default="./kbx")
     ap.add_argument("--kernelbenchx", required=True, help="KernelBenchX checkout (holds tasks/<Cat>/<name>.py)")
     ap.add_argument("--tasks", default=os.environ.get("KBX_TASKS", "tasks"))
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--one", help=argparse.SUPPRESS)   # internal: check one task, print its row as JSON
+    ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--timeout", type=float, default=120, help="seconds per task")
     ap.add_argument("--out")
     args = ap.parse_args()
-    table = []
+    if args.one:
+        print(json.dumps(run_one(args, args.one)))
+        return 0
+    ids = []
     for category in sorted(os.listdir(args.tasks)):
         cdir = os.path.join(args.tasks, category)
         if not os.path.isdir(cdir) or category in ("include", "golden"):
@@ -160,32 +185,35 @@ def main():
             task_id = f"{category}/{name}"
             if args.only and task_id not in args.only and name not in args.only:
                 continue
-            tdir = os.path.join(cdir, name)
-            if not os.path.exists(os.path.join(tdir, "task.ini")):
-                continue
-            try:
-                res = check_task(args, tdir, category, name)
-            except Exception as e:
-                res = [("setup", False, f"{type(e).__name__}: {e}"[:300])]
-            if res is None:
-                table.append((task_id, "skipped", 0, 0, "no crosscheck (verified another way)"))
-                continue
-            bad = [r for r in res if r[1] is False]
-            skipped = [r for r in res if r[1] is None]
-            checked = len(res) - len(skipped)
-            note = "; ".join(f"{c}: {w}" for c, _, w in bad[:3])
-            if skipped:
-                note = (note + "; " if note else "") + f"{len(skipped)} stochastic case(s) skipped"
-            table.append((task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped",
-                          checked - len(bad), checked, note))
+            if os.path.exists(os.path.join(cdir, name, "task.ini")):
+                ids.append(task_id)
+
+    # Each task in its own process: a device-side assert in PyTorch poisons its CUDA context for
+    # good, and must not take the tasks after it down too.
+    def one(task_id):
+        cmd = [sys.executable, os.path.abspath(__file__), "--kbx", args.kbx, "--kernelbenchx", args.kernelbenchx,
+               "--tasks", args.tasks, "--one", task_id]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+            return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
+        except subprocess.TimeoutExpired:
+            return (task_id, "FAIL", 0, 0, f"timed out after {args.timeout:.0f} s")
+        except (ValueError, IndexError):
+            return (task_id, "FAIL", 0, 0, "crashed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:300])
+
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        table = list(ex.map(one, ids))
     print(f"{'task':48} {'result':8} {'outputs':>9}  notes")
     # outputs: compared outputs (case x output) that matched / compared
     for task_id, status, good, total, note in table:
         print(f"{task_id:48} {status:8} {good:>4}/{total:<4}  {note}")
+    counts = {k: sum(1 for r in table if r[1] == k) for k in ("pass", "FAIL", "skipped")}
+    print(f"{counts['pass']} pass, {counts['FAIL']} FAIL, {counts['skipped']} skipped of {len(table)} tasks")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump([dict(zip(("task", "result", "passed", "total", "notes"), r)) for r in table], fh, indent=2)
-    return 1 if any(r[1] == "FAIL" for r in table) else 0
+    return 1 if counts["FAIL"] else 0
 
 
 if __name__ == "__main__":

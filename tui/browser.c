@@ -130,6 +130,7 @@ static void draw(struct tui *t, struct rect area)
 		doc_add(&d, ROLE_DIM, active ? " no task matches the search and filters (F clears them)" : " no tasks");
 		doc_newline(&d);
 	}
+	/* with a search or filter on, the title says what is on and how many match */
 	if (b.cats.sel == 0) {
 		snprintf(title, sizeof(title), "All%s%d tasks", glyphs()->mid, t->cat->ntasks);
 	} else {
@@ -138,23 +139,29 @@ static void draw(struct tui *t, struct rect area)
 
 		for (int i = ce->first; i < ce->first + ce->count; i++)
 			solved += m->hist[i].passes > 0;
-		snprintf(title, sizeof(title), "%s%s%d tasks%s%d solved", ce->name, glyphs()->mid, ce->count, glyphs()->mid,
-			 solved);
-	}
-	if (b.search.re) {
-		snprintf(buf, sizeof(buf), "%s/%s/", glyphs()->mid, b.search.pattern);
-		strncat(title, buf, sizeof(title) - strlen(title) - 1);
-	}
-	if (b.search.difficulty) {
-		snprintf(buf, sizeof(buf), "%sdifficulty %d", glyphs()->mid, b.search.difficulty);
-		strncat(title, buf, sizeof(title) - strlen(title) - 1);
-	}
-	if (b.search.vf != VF_ANY) {
-		snprintf(buf, sizeof(buf), "%s%s", glyphs()->mid, verdict_filter_name(b.search.vf));
-		strncat(title, buf, sizeof(title) - strlen(title) - 1);
+		if (active)
+			snprintf(title, sizeof(title), "%s", ce->name);
+		else
+			snprintf(title, sizeof(title), "%s%s%d tasks%s%d solved", ce->name, glyphs()->mid, ce->count,
+				 glyphs()->mid, solved);
 	}
 	if (active) {
-		snprintf(buf, sizeof(buf), "%s%d shown", glyphs()->mid, b.nvisible);
+		int total = b.cats.sel ? m->cats[b.cats.sel - 1].count : t->cat->ntasks;
+
+		if (b.search.re) {
+			snprintf(buf, sizeof(buf), "%s/%s/", glyphs()->mid, b.search.pattern);
+			strncat(title, buf, sizeof(title) - strlen(title) - 1);
+		}
+		if (b.search.difficulty) {
+			snprintf(buf, sizeof(buf), "%s%d star%s", glyphs()->mid, b.search.difficulty,
+				 b.search.difficulty == 1 ? "" : "s");
+			strncat(title, buf, sizeof(title) - strlen(title) - 1);
+		}
+		if (b.search.vf != VF_ANY) {
+			snprintf(buf, sizeof(buf), "%s%s", glyphs()->mid, verdict_filter_name(b.search.vf));
+			strncat(title, buf, sizeof(title) - strlen(title) - 1);
+		}
+		snprintf(buf, sizeof(buf), "%s%d of %d", glyphs()->mid, b.nvisible, total);
 		strncat(title, buf, sizeof(title) - strlen(title) - 1);
 	}
 	list_clamp(&b.tasks, b.nvisible, ri.h);
@@ -269,7 +276,7 @@ static unsigned key(struct tui *t, enum action a, int k)
 }
 
 static const enum action hints[] = {
-	ACT_OPEN, ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_SEARCH, ACT_HISTORY, ACT_THEME, ACT_HELP, ACT_QUIT, ACT_NONE,
+	ACT_OPEN, ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_SEARCH, ACT_FILTER_DIFF, ACT_HISTORY, ACT_THEME, ACT_HELP, ACT_QUIT, ACT_NONE,
 };
 
 const struct screen_ops browser_screen = {

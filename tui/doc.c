@@ -88,7 +88,7 @@ void doc_addn(struct doc *d, int role, const char *s, size_t n)
 		int w;
 
 		if (c == '\t') {
-			int to = (l->width / 8 + 1) * 8;
+			int to = l->tab0 + ((l->width - l->tab0) / 8 + 1) * 8;
 
 			while (l->width < to)
 				put_bytes(l, role, " ", 1, 1);
@@ -232,6 +232,13 @@ void doc_wrap(struct doc *d, int role, const char *text, int width, int indent)
 				doc_newline(d);
 		}
 	}
+}
+
+void doc_tab_origin(struct doc *d)
+{
+	struct doc_line *l = doc_cur(d);
+
+	l->tab0 = l->width;
 }
 
 void doc_tag(struct doc *d, int tag)

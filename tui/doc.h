@@ -31,6 +31,7 @@ struct doc_line {
 	int nsegs, segcap;
 	int tag;
 	int width;              /* display columns, kept up to date */
+	int tab0;               /* column where tab stops start counting (after a line number) */
 };
 
 struct doc {
@@ -59,6 +60,9 @@ void doc_pad(struct doc *d, int role, int col);
 /* Add text wrapped at width columns (words kept whole where possible), each line prefixed by
  * indent spaces, ending with a newline. */
 void doc_wrap(struct doc *d, int role, const char *text, int width, int indent);
+/* Tab stops of the current line count from its present width on (call after a prefix such as
+ * a line number, so that the text's own tabs line up). */
+void doc_tab_origin(struct doc *d);
 /* The current line's tag. */
 void doc_tag(struct doc *d, int tag);
 /* Index of the first line with this tag, or -1. */

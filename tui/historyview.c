@@ -36,8 +36,10 @@ static void load_series(struct tui *t)
 	for (int i = 0; i < n; i++) {
 		for (int k = 0; k < NSPARK; k++)
 			h.series[i][k] = -1;
-		if (i > 0 && t->db && t->model.cats[i - 1].stat.attempts &&
-		    db_category_series(t->db, t->model.cats[i - 1].name, NSPARK, h.series[i]) != KBX_OK)
+		if (!t->db || (i > 0 ? !t->model.cats[i - 1].stat.attempts : !t->model.total_runs))
+			continue;
+		/* row 0 is every category together */
+		if (db_category_series(t->db, i > 0 ? t->model.cats[i - 1].name : NULL, NSPARK, h.series[i]) != KBX_OK)
 			tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
 	}
 }

@@ -150,11 +150,11 @@ enum action keys_lookup(enum key_scope scope, int key)
 {
 	enum action a = keys_lookup_in(scope, key);
 
-	if (a != ACT_NONE || scope == KS_PROMPT || scope == KS_PASTE)
+	if (a != ACT_NONE || scope == KS_PROMPT || scope == KS_PASTE || scope == KS_GLOBAL)
 		return a;
 	if (scope != KS_LIST && (a = keys_lookup_in(KS_LIST, key)) != ACT_NONE)
 		return a;
-	return scope == KS_GLOBAL ? ACT_NONE : keys_lookup_in(KS_GLOBAL, key);
+	return keys_lookup_in(KS_GLOBAL, key);
 }
 
 const char *keys_spec(enum action a)

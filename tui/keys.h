@@ -121,8 +121,8 @@ enum action {
 /* Parse every key spelling. Returns 0, or -1 with *why naming the action and the bad word
  * (a table error: tests make sure it never happens). */
 int keys_init(const char **why);
-/* The action of key in scope (that scope, then KS_LIST, then KS_GLOBAL; KS_PROMPT and KS_PASTE
- * are looked up alone). ACT_NONE when unbound. */
+/* The action of key in scope (that scope, then KS_LIST, then KS_GLOBAL; KS_GLOBAL, KS_PROMPT and
+ * KS_PASTE are looked up alone). ACT_NONE when unbound. */
 enum action keys_lookup(enum key_scope scope, int key);
 /* Same, in exactly one scope. */
 enum action keys_lookup_in(enum key_scope scope, int key);

@@ -37,6 +37,18 @@ int report_verdict_role(enum verdict v)
 	return ROLE_ERROR;
 }
 
+/* Verdicts in 9 columns or fewer, for narrow lists. */
+static const char *verdict_short(enum verdict v)
+{
+	switch (v) {
+	case V_COMPILE_ERROR: return "compile";
+	case V_ABI_ERROR: return "abi";
+	case V_RUNTIME_ERROR: return "runtime";
+	case V_NOT_RUN: return "not run";
+	default: return verdict_name(v);
+	}
+}
+
 static const char *verdict_glyph(enum verdict v)
 {
 	switch (v) {
@@ -113,7 +125,7 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 	char *name = show_category ? xasprintf("%s/%s", t->category, t->name) : xstrdup(t->name);
 
 	/* " ✓ name ... ★★☆☆☆  1.42x   2m ago" */
-	namew = width - 3 - 6 - 9 - 9;
+	namew = width - 3 - 7 - 9 - 9;
 	if (namew < 8)
 		namew = 8;
 	doc_add(d, ROLE_NORMAL, " ");
@@ -123,12 +135,13 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 	fmt_stars(t->difficulty, stars, sizeof(stars));
 	doc_add(d, ROLE_NORMAL, " ");
 	doc_addcol(d, ROLE_STAR, stars, 5, 0);
+	doc_add(d, ROLE_NORMAL, " ");
 	if (h && h->attempts > 0) {
 		if (h->best_speedup >= 0) {
 			fmt_speedup(h->best_speedup, result, sizeof(result));
 			doc_addcol(d, ROLE_NUMBER, result, 9, 1);
 		} else {
-			doc_addcol(d, report_verdict_role(h->last), verdict_name(h->last), 9, 1);
+			doc_addcol(d, report_verdict_role(h->last), verdict_short(h->last), 9, 1);
 		}
 		fmt_ago(now, h->last_at, ago, sizeof(ago));
 		doc_add(d, ROLE_NORMAL, " ");
@@ -481,7 +494,12 @@ static void summary_lines(struct doc *d, const struct run_record *r)
 		up[i] = (char)(up[i] >= 'a' && up[i] <= 'z' ? up[i] - 32 : up[i]);
 	doc_addf(d, report_verdict_role(v), "%s %s", verdict_glyph(v), up);
 	doc_add(d, ROLE_NORMAL, "  ");
-	doc_add(d, ROLE_NORMAL, r->have_summary && s->message && *s->message ? s->message : verdict_description(v));
+	{
+		const char *m = r->have_summary && s->message && *s->message ? s->message : verdict_description(v);
+
+		/* the first line here; a compile error's echo of the source is in the compile log */
+		doc_addn(d, ROLE_NORMAL, m, strcspn(m, "\n"));
+	}
 	doc_newline(d);
 	if (!r->have_summary) {
 		doc_add(d, ROLE_DIM, r->state == RUN_RUNNING ? "running..." : "no summary");
@@ -489,8 +507,11 @@ static void summary_lines(struct doc *d, const struct run_record *r)
 		return;
 	}
 	label(d, "cases", 12);
-	doc_addf(d, s->cases_passed == s->cases_total ? ROLE_PASS : ROLE_FAIL, "%d/%d passed", s->cases_passed,
-		 s->cases_total);
+	if (s->cases_total)
+		doc_addf(d, s->cases_passed == s->cases_total ? ROLE_PASS : ROLE_FAIL, "%d/%d passed", s->cases_passed,
+			 s->cases_total);
+	else
+		doc_add(d, ROLE_DIM, "none ran");
 	doc_add(d, ROLE_DIM, glyphs()->mid);
 	doc_add(d, ROLE_LABEL, "vs golden ");
 	fmt_speedup(s->speedup_golden, buf, sizeof(buf));
@@ -780,7 +801,7 @@ void report_diff_header(struct doc *d, const struct task *t, const struct case_r
 		doc_add(d, ROLE_LABEL, "  ULP ");
 		doc_add(d, ROLE_NUMBER, u);
 	} else if (c->message) {
-		doc_add(d, ROLE_FAIL, c->message);
+		doc_addn(d, ROLE_FAIL, c->message, strcspn(c->message, "\n"));
 	}
 	doc_newline(d);
 	(void)width;
@@ -1193,7 +1214,7 @@ void report_history_run(struct doc *d, const struct db_run_row *r, double now, i
 static void cmp_row(struct doc *d, const char *name, const char *a, int ra, const char *b, int rb, int colw)
 {
 	doc_add(d, ROLE_NORMAL, " ");
-	label(d, name, 12);
+	label(d, name, 14);
 	doc_addcol(d, ra, a, colw, 0);
 	doc_add(d, ROLE_DIM, " ");
 	doc_add(d, ROLE_DIM, glyphs()->arrow);

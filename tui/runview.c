@@ -96,14 +96,9 @@ static void build(struct tui *t, int width)
 	}
 	doc_newline(d);
 	if (task) {
-		int failed = 0;
-
-		for (int i = 0; i < r->ncases; i++)
-			failed += r->cases[i].verdict != V_PASS;
 		bar(d, "cases", r->ncases, task->ncases, width);
 		if (task->perf.nrows)
 			bar(d, "perf rows", r->nperf, task->perf.nrows, width);
-		(void)failed;
 	}
 	if (r->state != RUN_RUNNING) {
 		enum verdict v = run_record_verdict(r);
@@ -114,7 +109,7 @@ static void build(struct tui *t, int width)
 			doc_add(d, report_verdict_role(v), verdict_name(v));
 			if (r->summary.message) {
 				doc_add(d, ROLE_NORMAL, "  ");
-				doc_add(d, ROLE_NORMAL, r->summary.message);
+				doc_addn(d, ROLE_NORMAL, r->summary.message, strcspn(r->summary.message, "\n"));
 			}
 		} else {
 			doc_add(d, ROLE_ERROR, r->state == RUN_CANCELLED ? "cancelled" : "no verdict");
@@ -150,7 +145,7 @@ static void build(struct tui *t, int width)
 		doc_addcol(d, ROLE_DIM, buf, 7, 1);
 		if (c->message) {
 			doc_add(d, ROLE_NORMAL, "  ");
-			doc_add(d, ROLE_DIM, c->message);
+			doc_addn(d, ROLE_DIM, c->message, strcspn(c->message, "\n"));
 		}
 		doc_newline(d);
 	}

@@ -712,8 +712,10 @@ void session_run_finished(struct tui *t)
 	if (r->state == RUN_DONE) {
 		enum verdict v = run_record_verdict(r);
 
-		tui_message(t, v == V_PASS ? ROLE_MESSAGE : ROLE_ERRMSG, "run finished: %s%s%s", verdict_name(v),
-			    r->summary.message ? ": " : "", r->summary.message ? r->summary.message : "");
+		const char *m = r->summary.message ? r->summary.message : "";
+
+		tui_message(t, v == V_PASS ? ROLE_MESSAGE : ROLE_ERRMSG, "run finished: %s%s%.*s", verdict_name(v),
+			    *m ? ": " : "", (int)strcspn(m, "\n"), m);
 	} else {
 		tui_message(t, ROLE_ERRMSG, "run %s: %s", r->state == RUN_CANCELLED ? "cancelled" : "failed", r->error);
 	}

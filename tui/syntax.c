@@ -123,7 +123,7 @@ void syntax_line(struct doc *d, const char *line, size_t n, int *in_comment)
 {
 	size_t pos = 0;
 
-	doc_cur(d);
+	doc_tab_origin(d);
 	if (*in_comment) {
 		const char *end = memmem(line, n, "*/", 2);
 

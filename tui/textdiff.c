@@ -165,14 +165,17 @@ void textdiff_doc(struct doc *d, const char *old_text, const char *new_text, int
 			switch (ops[k].kind) {
 			case TD_SAME:
 				doc_add(d, ROLE_CODE, " ");
+				doc_tab_origin(d);
 				doc_add(d, ROLE_CODE, a[ops[k].a]);
 				break;
 			case TD_DEL:
 				doc_add(d, ROLE_DIFF_DEL, "-");
+				doc_tab_origin(d);
 				doc_add(d, ROLE_DIFF_DEL, a[ops[k].a]);
 				break;
 			case TD_ADD:
 				doc_add(d, ROLE_DIFF_ADD, "+");
+				doc_tab_origin(d);
 				doc_add(d, ROLE_DIFF_ADD, b[ops[k].b]);
 				break;
 			}

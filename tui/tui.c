@@ -432,12 +432,39 @@ static void draw_bottom(struct tui *t, struct rect r)
 		return;
 	}
 	if (*t->msg) {
+		int w = text_width(t->msg, (size_t)-1);
+
+		/* a long message (an error naming a path) takes the line above too */
+		if (w > r.w && r.y > 0) {
+			size_t k = text_fit(t->msg, (size_t)-1, r.w, NULL), brk = k;
+
+			for (size_t j = k; j > k / 2; j--) {
+				if (t->msg[j] == ' ') {
+					brk = j + 1;
+					break;
+				}
+			}
+			draw_fill((struct rect){ r.y - 1, r.x, 1, r.w }, t->msg_role);
+			{
+				char *first = xstrndup(t->msg, brk);
+
+				draw_text(r.y - 1, r.x, r.w, t->msg_role, first);
+				free(first);
+			}
+			draw_fill(r, t->msg_role);
+			draw_text(r.y, r.x, r.w, t->msg_role, t->msg + brk);
+			return;
+		}
 		draw_text(r.y, r.x, r.w, t->msg_role, t->msg);
 		return;
 	}
 	for (const enum action *a = ops->hints; a && *a != ACT_NONE && x < r.w; a++) {
 		char k[32];
 
+		/* a hint that does not fit whole is left out */
+		keys_first(*a, k, sizeof(k));
+		if (x + 3 + text_width(k, (size_t)-1) + text_width(keys_brief(*a), (size_t)-1) > r.w)
+			break;
 		x += draw_text(r.y, r.x + x, r.w - x, ROLE_STATUS, " ");
 		x += draw_text(r.y, r.x + x, r.w - x, ROLE_KEY, keys_first(*a, k, sizeof(k)));
 		x += draw_text(r.y, r.x + x, r.w - x, ROLE_STATUS, " ");

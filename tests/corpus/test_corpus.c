@@ -35,10 +35,16 @@ static const char *root(void)
 static int setup(void **state)
 {
 	(void)state;
+	int i;
+
 	if (catalogue_load(root(), &cat) != KBX_OK) {
 		fprintf(stderr, "catalogue: %s\n", kbx_last_error());
 		return -1;
 	}
+	for (i = 0; i < cat.nerrors; i++)
+		fprintf(stderr, "catalogue: %s\n", cat.errors[i]);
+	if (cat.nerrors)
+		return -1;
 	ngpus = golden_list(root(), &gpus);
 	return 0;
 }

@@ -4,9 +4,10 @@
 //   approximate = 0: x * 0.5f * (1 + erff(x * M_SQRT1_2))
 //   approximate = 1: 0.5f * x * (1 + tanhf(kBeta * (x + kKappa * x^3)))
 // Exactness: the integer part only changes where the f32 value is within an ulp or two of an
-// integer. For x >= 6 erff / tanhf round to exactly 1 and the value is x; x = 5 gives 5 - 3 ulp in
-// both forms (4 after truncation); a CPU model of every int8 input with erf / tanh perturbed by
-// +-2 ulp shows no other input near an integer boundary.
+// integer. For x >= 6 erff / tanhf round to exactly 1 and the value is x; x = 5 is 3 ulp below 5
+// in the erf form and 1 ulp below in the tanh form (1 - tanh(8.449) = 1.54 ulp of 1, rounded to 2
+// ulp by tanhf's final 1 - 2 / (exp(2u) + 1)), so 4 in both. A CPU model of all 256 inputs with
+// erf / tanh perturbed by +-2 ulp finds no other input near an integer boundary.
 // Memory-bound: a grid-stride loop over 16-byte vectors of 16 values (cudaMalloc'd buffers are
 // 256-byte aligned), four vectors per thread (cdiv(n, 16384) blocks of 256), then the n % 16 tail
 // elements, one each for the first threads of the grid.

@@ -1,0 +1,6 @@
+# Cross-check of LinearAlgebra/cholesky_solve against KernelBenchX's PyTorch function (tools/crosscheck.py).
+def call(fn, a, torch):
+    """a: every in/inout buffer as a torch tensor on the GPU (its initial value), every binding
+    (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
+    bt, n, k = a["batch"], a["n"], a["k"]
+    return {"x": fn(a["b"].reshape(bt, n, k), a["l"].reshape(bt, n, n), upper=bool(a["upper"]))}

@@ -1,0 +1,8 @@
+# Cross-check of Loss/binary_cross_entropy against KernelBenchX's PyTorch function (tools/crosscheck.py).
+def call(fn, a, torch):
+    """a: every in/inout buffer as a torch tensor on the GPU (its initial value), every binding
+    (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
+    reduction = ("none", "mean", "sum")[a["reduction"]]
+    weight = a["weight"] if a["nw"] > 0 else None
+    out = fn(a["input"], a["target"], weight=weight, reduction=reduction)
+    return {"y": out.reshape(a["m"])}

@@ -1,0 +1,34 @@
+// @kbx expect wrong
+// Mistake: alpha and beta swapped (y = alpha * input + beta * (mat1 @ mat2)), reading
+// torch.addmm's signature as addmm(input, mat1, mat2, alpha, beta). Indistinguishable when
+// beta = alpha = 1, wrong on test_case_2_beta_alpha and every case with other scalars.
+//
+// @kbx launch addmm_swapped<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16))), dim3(16, 16)>>>(input, mat1, mat2, y, m, k, n, beta, alpha)
+
+#define T 16
+
+extern "C" __global__ void addmm_swapped(const float* __restrict__ input, const float* __restrict__ a,
+                                         const float* __restrict__ b, float* __restrict__ y, long long m,
+                                         long long k, long long n, float beta, float alpha)
+{
+	__shared__ float As[T][T + 1];
+	__shared__ float Bs[T][T + 1];
+	const int tx = threadIdx.x, ty = threadIdx.y;
+	const long long row = (long long)blockIdx.y * T + ty;
+	const long long col = (long long)blockIdx.x * T + tx;
+	float acc = 0.0f;
+	for (long long k0 = 0; k0 < k; k0 += T) {
+		As[ty][tx] = (row < m && k0 + tx < k) ? a[row * k + k0 + tx] : 0.0f;
+		Bs[ty][tx] = (k0 + ty < k && col < n) ? b[(k0 + ty) * n + col] : 0.0f;
+		__syncthreads();
+		for (int kk = 0; kk < T; kk++)
+			acc = fmaf(As[ty][kk], Bs[kk][tx], acc);
+		__syncthreads();
+	}
+	if (row < m && col < n) {
+		float v = beta * acc;
+		if (alpha != 0.0f)
+			v = fmaf(alpha, input[row * n + col], v);
+		y[row * n + col] = v;
+	}
+}

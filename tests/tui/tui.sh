@@ -1,0 +1,215 @@
+#!/bin/sh
+# TUI tests: the real kbx explorer inside tmux, driven with send-keys and read with capture-pane,
+# against a temporary HOME and history. The path: browse -> search -> task -> starter (the same
+# text as `kbx starter`) -> load a file with Tab completion -> run it (a compile error: compile
+# log, Enter jumps to the line) -> results -> an example run (not_run without a GPU) -> history
+# and the attempt diff -> help -> theme switch -> bracketed paste -> $EDITOR -> resize and a
+# terminal too small -> quit; then SIGTERM, NO_COLOR and a broken theme file. Each exit must
+# leave the terminal restored (tmux's alternate_on back to 0).
+# Skips (77) without tmux.
+builddir=${KBX_BUILDDIR:-.}
+srcdir=${KBX_SRCDIR:-.}
+kbx="$builddir/kbx"
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not found"; exit 77; }
+[ -x "$kbx" ] || { echo "SKIP: no kbx binary at $kbx"; exit 77; }
+case $kbx in /*) ;; *) kbx="$(pwd)/$kbx" ;; esac
+tasks=${KBX_TASKS:-$srcdir/tasks}
+case $tasks in /*) ;; *) tasks="$(pwd)/$tasks" ;; esac
+
+tmp=$(mktemp -d)
+sock="$tmp/tmux.sock"
+T() { tmux -S "$sock" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home"
+fail=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+no() {
+	n=$((n + 1)); echo "not ok $n - $1"; fail=1
+	T capture-pane -p -t kbx 2>/dev/null | sed 's/^/# /'
+}
+
+# start [env...]: a fresh explorer in a 100x30 terminal; its exit status lands on the screen
+start() {
+	T kill-session -t kbx 2>/dev/null
+	T new-session -d -s kbx -x 100 -y 30 \
+		"env HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
+}
+screen() { T capture-pane -p -t kbx; }
+# wait_for REGEX [SECONDS]: until the screen shows it
+wait_for() {
+	i=0
+	limit=$(( ${2:-10} * 10 ))
+	while [ $i -lt $limit ]; do
+		if screen | grep -qE -- "$1"; then return 0; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+expect() {  # expect REGEX DESCRIPTION [SECONDS]
+	if wait_for "$1" "${3:-10}"; then ok "$2"; else no "$2 (no /$1/ on screen)"; fi
+}
+keys() { for k in "$@"; do T send-keys -t kbx "$k"; sleep 0.15; done; }
+text() { T send-keys -t kbx -l "$1"; sleep 0.2; }
+alt_off() { [ "$(T display -p -t kbx '#{alternate_on}')" = 0 ]; }
+
+cat >"$tmp/broken.cu" <<'CU'
+// @kbx launch k<<<cdiv(n, 256), 256>>>(x, y, n, approximate)
+extern "C" __global__ void k(const float *x, float *y, long long n, int approximate)
+{
+	long long i = blockIdx.x * blockDim.x + threadIdx.x;
+	y[i] = x[i] +* ;
+}
+CU
+
+# ---- browse and search --------------------------------------------------------------------
+start
+expect "Categories" "the browser opens"
+expect "history 0 runs" "the header counts the (empty) history"
+expect "Activation" "categories are listed"
+keys /
+text '^activation/gelu$'
+expect "^/\^activation/gelu\\$" "the search prompt shows the pattern"
+keys Enter
+expect "/\^activation/gelu\\$/ . 1 of" "search narrows the list to one task"
+keys Enter
+expect "task . Activation/gelu" "Enter opens the task"
+expect "contract" "the task shows its contract"
+expect "golden +no CUDA device" "golden availability says there is no GPU"
+i=0
+while [ $i -lt 12 ] && ! screen | grep -q "@kbx launch"; do keys PgDn; i=$((i + 1)); done
+expect "@kbx launch" "paging down reaches the reference source"
+
+# ---- starter, written to a file: the same text as kbx starter ------------------------------
+keys s
+expect "candidate . gelu . starter" "s makes the starter the candidate"
+expect "gelu_kernel" "the starter is shown"
+keys w C-u
+text "$tmp/starter.cu"
+keys Enter
+expect "wrote '$tmp/starter.cu'" "w writes the candidate"
+"$kbx" --tasks "$tasks" starter gelu >"$tmp/starter.want" 2>/dev/null
+if cmp -s "$tmp/starter.cu" "$tmp/starter.want"; then ok "the starter equals kbx starter"; else no "the starter differs from kbx starter"; fi
+
+# ---- load a file with Tab completion, run it: a compile error -------------------------------
+keys o C-u
+text "$tmp/bro"
+keys Tab
+expect "load file: $tmp/broken.cu" "Tab completes the path"
+keys Enter
+expect "candidate . gelu . $tmp/broken.cu" "the file is the candidate"
+expect "x\\[i\\] \\+\\* ;" "its source is shown"
+keys r
+expect "compile_error" "the run ends in compile_error" 60
+expect "failed .* 1 error" "the run screen shows the failed compile"
+keys L
+expect "compile log" "L opens the compile log"
+expect "error +line 5" "the diagnostic names line 5"
+keys Enter
+expect "line 5: error: expected an expression" "Enter jumps to line 5 in the candidate"
+expect " 5>" "line 5 is marked"
+keys v
+expect "COMPILE_ERROR" "v shows the results"
+
+# ---- an example, run without a GPU ----------------------------------------------------------
+keys q q
+expect "task . Activation/gelu" "q goes back to the task"
+keys 1
+expect "candidate . gelu . example" "1 loads the first example"
+keys r
+expect "verdict +(not_run|wrong|pass)" "the example runs (compile only without a GPU)" 120
+keys Enter
+expect "(NOT_RUN|WRONG|PASS)" "Enter shows its results"
+
+# ---- history ---------------------------------------------------------------------------------
+keys H
+expect "history by category" "H opens the history"
+expect "every attempt at Activation/gelu \\(2\\)" "both attempts at gelu are there"
+expect "compile_error" "with their verdicts"
+keys =
+expect "attempt #1 . attempt #2" "= compares the attempt with the one before"
+expect "source +\\+[0-9]+ -[0-9]+ lines" "the comparison has a source diff"
+keys q Enter
+expect "run #2 from the history" "Enter shows a stored run"
+keys q q
+
+# ---- help and themes -------------------------------------------------------------------------
+keys '?'
+expect "help: every key" "? opens the help"
+expect "show every key" "help lists the keys"
+keys q
+theme1=$(screen | head -1 | grep -oE '[a-z-]+  \? help' | cut -d' ' -f1)
+keys t
+expect "theme [a-z-]+: " "t switches the theme"
+theme2=$(screen | head -1 | grep -oE '[a-z-]+  \? help' | cut -d' ' -f1)
+if [ -n "$theme2" ] && [ "$theme1" != "$theme2" ]; then ok "the header names the new theme ($theme1 -> $theme2)"; else no "theme name unchanged ($theme1 -> $theme2)"; fi
+
+# ---- bracketed paste, $EDITOR ------------------------------------------------------------------
+T set-buffer -b kbxpaste "$(cat "$tmp/broken.cu")"
+T paste-buffer -p -b kbxpaste -t kbx
+expect "pasted 6 lines as the candidate of gelu" "a bracketed paste becomes the candidate"
+expect "candidate . gelu . pasted" "the candidate screen shows it"
+cat >"$tmp/editor.sh" <<'ED'
+#!/bin/sh
+echo "// edited by the test editor" >>"$1"
+ED
+chmod +x "$tmp/editor.sh"
+keys Q
+expect "EXIT=0" "Q quits"
+if alt_off; then ok "the terminal is restored after quitting"; else no "alternate screen still on after quitting"; fi
+
+start "EDITOR='$tmp/editor.sh'"
+expect "Categories" "a second session starts"
+keys / 
+text '^activation/gelu$'
+keys Enter Enter s e
+expect "candidate edited" "e runs \$EDITOR and reads the result back"
+keys G
+expect "edited by the test editor" "the edit is in the candidate"
+
+# ---- resize -----------------------------------------------------------------------------------
+T resize-window -t kbx -x 70 -y 20
+expect "terminal too small: 70x20" "a small terminal says so"
+T resize-window -t kbx -x 80 -y 24
+expect "candidate . gelu" "back to 80x24 the screen returns"
+T resize-window -t kbx -x 120 -y 40
+expect "candidate . gelu" "a larger terminal redraws"
+keys q q
+expect "Categories" "back to the browser"
+keys q
+expect "EXIT=0" "q in the browser quits"
+if alt_off; then ok "the terminal is restored"; else no "alternate screen still on"; fi
+
+# ---- SIGTERM -----------------------------------------------------------------------------------
+start
+expect "Categories" "a third session starts"
+pid=$(pgrep -n -f -- "$kbx --tasks")
+if [ -n "$pid" ]; then kill -TERM "$pid"; fi
+expect "EXIT=143" "SIGTERM ends the explorer"
+if alt_off; then ok "the terminal is restored after SIGTERM"; else no "alternate screen still on after SIGTERM"; fi
+
+# ---- NO_COLOR --------------------------------------------------------------------------------
+start "NO_COLOR=1"
+expect "Categories" "NO_COLOR starts"
+if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?(3[0-7]|4[0-7]|9[0-7]|10[0-7]|38|48)(;[0-9;]*)?m'; then
+	no "NO_COLOR still draws colours"
+else
+	ok "NO_COLOR draws without colours"
+fi
+if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?7(;[0-9;]*)?m'; then ok "NO_COLOR keeps reverse video for bars and selection"; else no "no reverse video under NO_COLOR"; fi
+keys Q
+
+# ---- a broken theme file ---------------------------------------------------------------------
+mkdir -p "$tmp/themes"
+printf '[theme]\ncolor = yes\n[colors]\npass = purpel\n' >"$tmp/themes/broken.theme"
+start "KBX_THEMES='$tmp/themes' KBX_THEME=broken"
+expect "unknown colour or attribute 'purpel' for role 'pass' in '$tmp/themes/broken.theme' line 4; using the" \
+	"a broken theme names its file and line"
+expect "built-in default" "and falls back to the default theme"
+expect "Categories" "and the explorer runs"
+keys Q
+expect "EXIT=0" "it quits"
+
+echo "1..$n"
+exit $fail
