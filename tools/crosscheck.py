@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 SEPARATOR = "#" * 20
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def kernelbenchx_function(kbx_dir, category, name):
@@ -76,10 +77,11 @@ def compare(ours, theirs, dtype, rtol, atol, metric):
         if a.size == b.size:
             b = b.reshape(a.shape)
         else:
-            return False, f"shape {b.shape} vs kbx {a.shape}"
+            return False, f"shape {b.shape} vs kbx {a.shape}", float("inf")
     if dtype in ("bool",) or dtype.startswith(("i", "u")):
         bad = int(np.count_nonzero(a.astype(np.int64) != b.astype(np.int64)))
-        return bad == 0, f"{bad} of {a.size} differ"
+        diff = np.abs(a.astype(np.int64) - b.astype(np.int64))
+        return bad == 0, f"{bad} of {a.size} differ", float(diff.max()) if diff.size else 0.0
     a64 = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
     b64 = b.astype(np.complex128 if np.iscomplexobj(b) else np.float64)
     if metric:
@@ -89,14 +91,14 @@ def compare(ours, theirs, dtype, rtol, atol, metric):
         l1 = float(np.abs(x - y).sum() / (np.abs(y).sum() + 1e-30))
         rmse = float(np.sqrt(np.mean((x - y) ** 2))) if x.size else 0.0
         ok = cos >= metric.get("cosine_sim", -1) and l1 <= metric.get("l1_relative", 1e30) and rmse <= metric.get("rmse", 1e30)
-        return ok, f"cosine {cos:.5f} l1_rel {l1:.3g} rmse {rmse:.3g}"
+        return ok, f"cosine {cos:.5f} l1_rel {l1:.3g} rmse {rmse:.3g}", rmse
     close = np.isclose(b64, a64, rtol=rtol, atol=atol, equal_nan=True)
     bad = int(close.size - np.count_nonzero(close))
     with np.errstate(invalid="ignore"):
         diff = np.abs(a64 - b64)
         fin = np.isfinite(diff)
         worst = float(diff[fin].max()) if fin.any() else 0.0
-    return bad == 0, f"{bad} of {a.size} outside tol, max abs {worst:.3g}"
+    return bad == 0, f"{bad} of {a.size} outside tol, max abs {worst:.3g}", worst
 
 
 def check_task(args, task_dir, category, name):
@@ -108,7 +110,7 @@ def check_task(args, task_dir, category, name):
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp], capture_output=True, text=True)
         if out.returncode != 0:
-            return [("export", False, out.stderr.strip()[-300:])]
+            return [("export", False, out.stderr.strip()[-300:], float("inf"))]
         for case in sorted(os.listdir(tmp)):
             with open(os.path.join(tmp, case, "manifest.json")) as fh:
                 m = json.load(fh)
@@ -118,7 +120,7 @@ def check_task(args, task_dir, category, name):
                 files = arg["files"]
                 if "input" in files:
                     arr = np.load(os.path.join(tmp, case, files["input"]))
-                    t = torch.from_numpy(arr).cuda()
+                    t = torch.from_numpy(arr).to(DEVICE)
                     if arg["dtype"] == "bf16":
                         t = t.to(torch.bfloat16)
                     a[arg["name"]] = t
@@ -127,10 +129,10 @@ def check_task(args, task_dir, category, name):
             try:
                 theirs = call(fn, a, torch)
             except Exception as e:  # a case PyTorch rejects is reported, not hidden
-                results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300]))
+                results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
                 continue
             if theirs is None:  # a stochastic case (dropout with KernelBenchX's own generator)
-                results.append((case, None, "skipped: stochastic under PyTorch's generator"))
+                results.append((case, None, "skipped: stochastic under PyTorch's generator", 0.0))
                 continue
             for arg_name, value in theirs.items():
                 dtype, ours = refs[arg_name]
@@ -138,8 +140,8 @@ def check_task(args, task_dir, category, name):
                 if t.dtype == torch.bfloat16:
                     t = t.float()
                 rtol, atol, metric = tolerance(task_dir, dtype)
-                ok, why = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
-                results.append((f"{case}:{arg_name}", ok, why))
+                ok, why, err = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
+                results.append((f"{case}:{arg_name}", ok, why, err))
     return results
 
 
@@ -150,16 +152,18 @@ def run_one(args, task_id):
     try:
         res = check_task(args, tdir, category, name)
     except Exception as e:
-        res = [("setup", False, f"{type(e).__name__}: {e}".splitlines()[0][:300])]
+        res = [("setup", False, f"{type(e).__name__}: {e}".splitlines()[0][:300], float("inf"))]
     if res is None:
-        return (task_id, "skipped", 0, 0, "no crosscheck (verified another way)")
+        return (task_id, "skipped", 0, 0, 0.0, "no crosscheck (verified another way)")
     bad = [r for r in res if r[1] is False]
     skipped = [r for r in res if r[1] is None]
     checked = len(res) - len(skipped)
-    note = "; ".join(f"{c}: {w}" for c, _, w in bad[:3])
+    note = "; ".join(f"{c}: {w}" for c, _, w, _ in bad[:3])
     if skipped:
         note = (note + "; " if note else "") + f"{len(skipped)} stochastic case(s) skipped"
-    return (task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped", checked - len(bad), checked, note)
+    worst = max([r[3] for r in res if r[1] is not None] or [0.0])
+    return (task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped", checked - len(bad), checked,
+            worst, note)
 
 
 def main():
@@ -197,22 +201,24 @@ def main():
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
         except subprocess.TimeoutExpired:
-            return (task_id, "FAIL", 0, 0, f"timed out after {args.timeout:.0f} s")
+            return (task_id, "FAIL", 0, 0, float("inf"), f"timed out after {args.timeout:.0f} s")
         except (ValueError, IndexError):
-            return (task_id, "FAIL", 0, 0, "crashed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:300])
+            return (task_id, "FAIL", 0, 0, float("inf"), "crashed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:300])
 
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
         table = list(ex.map(one, ids))
-    print(f"{'task':48} {'result':8} {'outputs':>9}  notes")
-    # outputs: compared outputs (case x output) that matched / compared
-    for task_id, status, good, total, note in table:
-        print(f"{task_id:48} {status:8} {good:>4}/{total:<4}  {note}")
+    print(f"{'task':48} {'result':8} {'outputs':>9} {'max err':>9}  notes")
+    # outputs: compared outputs (case x output) that matched / compared; max err: largest absolute
+    # difference from PyTorch over them (rmse for metric-checked tasks)
+    for task_id, status, good, total, worst, note in table:
+        print(f"{task_id:48} {status:8} {good:>4}/{total:<4} {worst:9.2g}  {note}")
     counts = {k: sum(1 for r in table if r[1] == k) for k in ("pass", "FAIL", "skipped")}
     print(f"{counts['pass']} pass, {counts['FAIL']} FAIL, {counts['skipped']} skipped of {len(table)} tasks")
     if args.out:
         with open(args.out, "w") as fh:
-            json.dump([dict(zip(("task", "result", "passed", "total", "notes"), r)) for r in table], fh, indent=2)
+            json.dump([dict(zip(("task", "result", "passed", "total", "max_err", "notes"), r)) for r in table], fh,
+                      indent=2)
     return 1 if counts["FAIL"] else 0
 
 

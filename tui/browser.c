@@ -37,8 +37,8 @@ static void rebuild(struct tui *t)
 		if (search_task(&b.search, t->cat->tasks[i], &m->hist[i]))
 			b.visible[b.nvisible++] = i;
 	list_clamp(&b.tasks, b.nvisible, b.rows > 0 ? b.rows : 10);
-	if (b.nvisible)
-		t->task = b.visible[b.tasks.sel];
+	/* the current task is the selected one; none when the list is empty */
+	t->task = b.nvisible ? b.visible[b.tasks.sel] : -1;
 }
 
 static void enter(struct tui *t)
@@ -185,6 +185,11 @@ static void search_change(struct tui *t, const char *text)
 static void search_accept(struct tui *t, const char *text)
 {
 	search_change(t, text);
+	if (*text && !b.nvisible && b.cats.sel != 0) {
+		/* nothing here: look in every category */
+		b.cats.sel = 0;
+		rebuild(t);
+	}
 	if (*text && !b.nvisible)
 		tui_message(t, ROLE_MESSAGE, "no task matches /%s/ here%s", text,
 			    b.cats.sel ? " (the All category searches every task)" : "");

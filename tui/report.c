@@ -686,13 +686,13 @@ static void metric_line(struct doc *d, const char *name, double v, double thr, i
 	int ok = ge ? v >= thr : v <= thr;
 
 	fmt_num(v, 0, vb, sizeof(vb));
-	doc_add(d, ROLE_NORMAL, "    ");
+	doc_add(d, ROLE_NORMAL, "  ");
 	label(d, name, 12);
-	doc_addcol(d, ROLE_NUMBER, vb, 10, 1);
+	doc_addcol(d, ROLE_NUMBER, vb, 9, 1);
 	if (thr >= 0) {
 		snprintf(tb, sizeof(tb), "%s %g", ge ? ">=" : "<=", thr);
 		doc_add(d, ROLE_NORMAL, "  ");
-		doc_addcol(d, ROLE_DIM, tb, 10, 0);
+		doc_addcol(d, ROLE_DIM, tb, 9, 0);
 		doc_add(d, ok ? ROLE_PASS : ROLE_FAIL, ok ? glyphs()->pass : glyphs()->fail);
 	}
 	doc_newline(d);
@@ -821,7 +821,7 @@ static void coord_text(const struct cmp_elem *e, char *buf, size_t len)
 void report_worst(struct doc *d, const struct cmp_result *c, int width)
 {
 	/* coordinates take what the numbers leave */
-	int coordw = width - 2 - 11 * 2 - 9 * 2 - 8;
+	int coordw = width - 2 - 11 * 2 - 9 * 3;
 
 	if (coordw < 10)
 		coordw = 10;
@@ -831,7 +831,7 @@ void report_worst(struct doc *d, const struct cmp_result *c, int width)
 	doc_addcol(d, ROLE_DIM, "reference", 11, 1);
 	doc_addcol(d, ROLE_DIM, "abs err", 9, 1);
 	doc_addcol(d, ROLE_DIM, "rel err", 9, 1);
-	doc_addcol(d, ROLE_DIM, "ULP", 8, 1);
+	doc_addcol(d, ROLE_DIM, "ULP", 9, 1);
 	doc_newline(d);
 	if (!c->nworst) {
 		doc_add(d, ROLE_DIM, c->n ? " every element matches" : " nothing was compared");
@@ -846,10 +846,16 @@ void report_worst(struct doc *d, const struct cmp_result *c, int width)
 		coord_text(e, co, sizeof(co));
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_ACCENT, co, coordw, 0);
-		num_col(d, role, e->cand, 11);
-		num_col(d, ROLE_NUMBER, e->ref, 11);
-		num_col(d, role, e->abs_err, 9);
-		num_col(d, ROLE_NUMBER, e->rel_err, 9);
+		/* a space before each figure: "-1.234e-05" fills its column */
+		doc_add(d, ROLE_NORMAL, " ");
+		num_col(d, role, e->cand, 10);
+		doc_add(d, ROLE_NORMAL, " ");
+		num_col(d, ROLE_NUMBER, e->ref, 10);
+		doc_add(d, ROLE_NORMAL, " ");
+		num_col(d, role, e->abs_err, 8);
+		doc_add(d, ROLE_NORMAL, " ");
+		num_col(d, ROLE_NUMBER, e->rel_err, 8);
+		doc_add(d, ROLE_NORMAL, " ");
 		num_col(d, ROLE_NUMBER, e->ulp, 8);
 		doc_tag(d, i);
 		doc_newline(d);
@@ -861,7 +867,7 @@ static const int heat_roles[5] = { ROLE_HEAT0, ROLE_HEAT1, ROLE_HEAT2, ROLE_HEAT
 void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 {
 	float cells[CMP_TILES * CMP_TILES];
-	int gr, gc, rows = c->tile_rows, cols = c->tile_cols;
+	int gr, gc, cw, rows = c->tile_rows, cols = c->tile_cols;
 
 	if (rows <= 0 || cols <= 0 || rows > CMP_TILES || cols > CMP_TILES) {
 		doc_add(d, ROLE_DIM, "no tile map for this output");
@@ -872,11 +878,15 @@ void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 		h = 3;
 	/* two lines for the legend */
 	layout_heat_resample(c->tiles, rows, cols, h - 2, w, cells, &gr, &gc);
+	/* with room to spare, each tile is drawn 2 or 3 cells wide (cells are taller than wide) */
+	cw = gc ? w / gc : 1;
+	cw = cw < 1 ? 1 : cw > 3 ? 3 : cw;
 	for (int r = 0; r < gr; r++) {
 		for (int k = 0; k < gc; k++) {
 			int lv = layout_heat_level(cells[r * gc + k]);
 
-			doc_add(d, heat_roles[lv], glyphs()->heat[lv]);
+			for (int x = 0; x < cw; x++)
+				doc_add(d, heat_roles[lv], glyphs()->heat[lv]);
 		}
 		doc_newline(d);
 	}
@@ -917,12 +927,33 @@ void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 		doc_newline(d);
 		return;
 	}
-	nb = layout_log_histogram(v, n, bins, h - 2 > 1 ? (h - 2 < 16 ? h - 2 : 16) : 1, &lo, &zeros, &nonfinite);
+	nb = layout_log_histogram(v, n, bins, 16, &lo, &zeros, &nonfinite);
 	for (int i = 0; i < nb; i++)
 		if (bins[i] > maxc)
 			maxc = bins[i];
 	if (nonfinite > maxc)
 		maxc = nonfinite;
+	if (h - 1 < nb + (nonfinite > 0) + (zeros > 0)) {
+		/* too few rows for a bar per decade: one column of 3 cells per decade instead */
+		double lv[16];
+
+		for (int i = 0; i < nb; i++)
+			lv[i] = (double)bins[i] / maxc;
+		for (int i = 0; i < nb; i++) {
+			char g[32];
+
+			layout_sparkline(&lv[i], 1, g, sizeof(g));
+			doc_addf(d, heat_roles[lo + i >= 0 ? 4 : lo + i >= -2 ? 3 : 2], "%s%s%s", g, g, g);
+		}
+		if (nonfinite)
+			doc_addf(d, ROLE_HEAT4, " %d NaN/Inf", nonfinite);
+		doc_newline(d);
+		doc_addf(d, ROLE_LABEL, "1e%+d", lo);
+		doc_pad(d, ROLE_NORMAL, nb * 3 > 8 ? nb * 3 - 4 : 5);
+		doc_addf(d, ROLE_LABEL, " 1e%+d", lo + nb - 1);
+		doc_newline(d);
+		return;
+	}
 	barw = w - 14;
 	if (barw < 4)
 		barw = 4;
@@ -967,7 +998,7 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	metric_line(d, "l1_relative", o->cmp.l1_relative, t->tol.metric ? t->tol.l1_relative : -1, 0, width);
 	metric_line(d, "rmse", o->cmp.rmse, t->tol.metric ? t->tol.rmse : -1, 0, width);
 	/* evidence: the rules the task requires, matched or not, then any other evidence found */
-	doc_add(d, ROLE_NORMAL, "    ");
+	doc_add(d, ROLE_NORMAL, "  ");
 	doc_addcol(d, ROLE_LABEL, "evidence", 12, 0);
 	for (int i = 0; i < t->nstatic_require; i++) {
 		int hit = 0;
@@ -997,7 +1028,7 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	/* TODO(compare): per-row error against one quantization step and saturation counts need
 	 * data struct cmp_result does not carry yet (a per-row max |err| / step and a count of
 	 * outputs at the quantized range's ends). */
-	doc_add(d, ROLE_DIM, "    per-row error vs one step, saturation: not reported yet");
+	doc_add(d, ROLE_DIM, "  per-row error vs one step, saturation: not reported yet");
 	doc_newline(d);
 	(void)c;
 }

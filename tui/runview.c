@@ -201,12 +201,13 @@ static unsigned key(struct tui *t, enum action a, int k)
 	if (docview_key(&s.v, a))
 		return R_HANDLED;
 	if (a == ACT_OPEN) {
-		if (t->runner) {
+		if (!t->run)
+			return R_HANDLED;
+		/* the verdict is in once done arrived, even while the worker is still exiting */
+		if (t->run->state == RUN_RUNNING) {
 			tui_message(t, ROLE_MESSAGE, "still running (x cancels)");
 			return R_HANDLED;
 		}
-		if (!t->run)
-			return R_HANDLED;
 		t->view = t->run;
 		return tui_open(t, SCR_RESULTS);
 	}

@@ -276,10 +276,14 @@ static void test_diff_parts(void **state)
 	for (int i = 0; i < d.n; i++)
 		assert_true(d.lines[i].width <= 78);
 	doc_clear(&d);
-	report_heatmap(&d, &c.outputs[0].cmp, 30, 8);
+	report_heatmap(&d, &c.outputs[0].cmp, 3, 8);
 	/* 2 x 3 tiles: exact, exact, inside tolerance / exact, exact, far outside */
 	assert_string_equal(doc_text(&d, 0), "\u00b7\u00b7\u2592");
 	assert_string_equal(doc_text(&d, 1), "\u00b7\u00b7\u2588");
+	doc_clear(&d);
+	/* with room, each tile is drawn wider (at most 3 cells) */
+	report_heatmap(&d, &c.outputs[0].cmp, 30, 8);
+	assert_string_equal(doc_text(&d, 1), "\u00b7\u00b7\u00b7\u00b7\u00b7\u00b7\u2588\u2588\u2588");
 	assert_int_equal(d.lines[1].segs[d.lines[1].nsegs - 1].role, ROLE_HEAT4);
 	must_find(&d, "2x3 tiles of 16x32");
 	must_find(&d, "|err|/tol");

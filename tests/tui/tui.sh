@@ -200,13 +200,34 @@ fi
 if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?7(;[0-9;]*)?m'; then ok "NO_COLOR keeps reverse video for bars and selection"; else no "no reverse video under NO_COLOR"; fi
 keys Q
 
+# ---- the diff screen, from a recorded wrong run (a stand-in worker replays its events) -------
+rm -f "$tmp/history.db"*
+start "KBX_TUI_WORKER='$srcdir/tests/tui/fake_worker.sh' KBX_FAKE_EVENTS='$srcdir/tests/tui/quant_wrong.jsonl'"
+expect "Categories" "a session with a recorded run starts"
+keys /
+text 'matmul_w8a8'
+keys Enter Enter 1 r
+expect "verdict +wrong" "the replayed run is wrong"
+keys Enter
+expect "4/5 passed" "results: 4 of 5 cases passed"
+keys G d
+expect "case random_outlier . output y . WRONG 3112/4096" "d opens the diff of the failing case"
+expect "worst elements \(16\)" "the worst elements are listed"
+expect "\[17,127\] +2\.432 +0\.5021 +1\.93" "with coordinates, candidate, reference and error"
+expect "8x32 tiles of 4x4" "the heatmap covers the tiles"
+expect "exact .*<0\.1 .*<1 .*<10 .*>=10" "the heatmap has a legend"
+expect "error histogram" "there is an error histogram"
+expect "cosine +0\.9312 +>= 0\.95" "the quantization lens shows a metric against its threshold"
+keys '['
+expect "case random_standard" "[ goes to the previous case"
+keys Q
+
 # ---- a broken theme file ---------------------------------------------------------------------
 mkdir -p "$tmp/themes"
 printf '[theme]\ncolor = yes\n[colors]\npass = purpel\n' >"$tmp/themes/broken.theme"
 start "KBX_THEMES='$tmp/themes' KBX_THEME=broken"
-expect "unknown colour or attribute 'purpel' for role 'pass' in '$tmp/themes/broken.theme' line 4; using the" \
-	"a broken theme names its file and line"
-expect "built-in default" "and falls back to the default theme"
+expect "unknown colour or attribute 'purpel' for role 'pass' in '$tmp/themes/broken.theme'" "a broken theme is named"
+expect "line 4; using the built-in default" "with its line, and the default theme is used"
 expect "Categories" "and the explorer runs"
 keys Q
 expect "EXIT=0" "it quits"

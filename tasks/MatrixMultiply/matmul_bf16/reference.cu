@@ -97,12 +97,13 @@ matmul_bf16_wmma(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __res
 			*reinterpret_cast<uint4*>(&Bs[b_row[r] * LDB + b_col[r]]) = rb[r];
 		}
 		__syncthreads();
-		if (k0 + BK < k) // prefetch the next slice while this one is multiplied
+		if (k0 + BK < k) { // prefetch the next slice while this one is multiplied
 #pragma unroll
 			for (int r = 0; r < 2; r++) {
 				ra[r] = load8(A, m, k, row0 + a_row[r], k0 + BK + a_col[r], vec_a);
 				rb[r] = load8(B, k, n, k0 + BK + b_row[r], col0 + b_col[r], vec_b);
 			}
+		}
 #pragma unroll
 		for (int kk = 0; kk < BK; kk += 16) {
 			wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa[4];

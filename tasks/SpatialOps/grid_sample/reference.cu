@@ -98,6 +98,7 @@ extern "C" __global__ void grid_sample_f32(const float* __restrict__ input, cons
 			const int cx[4] = {x0, x1, x0, x1}, cy[4] = {y0, y0, y1, y1};
 			bool ok[4];
 			long long off[4];
+#pragma unroll
 			for (int k = 0; k < 4; k++) {
 				ok[k] = in_bounds(0, cy[k], cx[k], 1, h, w);
 				off[k] = (long long)cy[k] * w + cx[k];
@@ -105,6 +106,7 @@ extern "C" __global__ void grid_sample_f32(const float* __restrict__ input, cons
 			for (long long ch = 0; ch < c; ch++) {
 				const float* p = in_b + ch * in_plane;
 				float acc = 0.f;
+#pragma unroll
 				for (int k = 0; k < 4; k++)
 					if (ok[k])
 						acc = fmaf(p[off[k]], wt[k], acc);
@@ -119,6 +121,7 @@ extern "C" __global__ void grid_sample_f32(const float* __restrict__ input, cons
 			                     wx0 * wy0 * wz1, wx1 * wy0 * wz1, wx0 * wy1 * wz1, wx1 * wy1 * wz1};
 			bool ok[8];
 			long long off[8];
+#pragma unroll
 			for (int k = 0; k < 8; k++) {
 				int cx = (k & 1) ? x1 : x0, cy = (k & 2) ? y1 : y0, cz = (k & 4) ? z1 : z0;
 				ok[k] = in_bounds(cz, cy, cx, d, h, w);
@@ -127,6 +130,7 @@ extern "C" __global__ void grid_sample_f32(const float* __restrict__ input, cons
 			for (long long ch = 0; ch < c; ch++) {
 				const float* p = in_b + ch * in_plane;
 				float acc = 0.f;
+#pragma unroll
 				for (int k = 0; k < 8; k++)
 					if (ok[k])
 						acc = fmaf(p[off[k]], wt[k], acc);

@@ -8,8 +8,8 @@
 #include <cuda_bf16.h>
 
 extern "C" __global__ void __launch_bounds__(256)
-matmul_bf16_simt(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b, __nv_bfloat16* __restrict__ c,
-                 long long m, long long k, long long n)
+matmul_bf16_simt(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                 __nv_bfloat16* __restrict__ c, long long m, long long k, long long n)
 {
 	__shared__ float As[16][65];
 	__shared__ float Bs[16][64];
