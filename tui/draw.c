@@ -33,13 +33,17 @@ static attr_t to_curses(unsigned a)
 
 int draw_apply_theme(const struct theme *th, int no_color)
 {
-	int color = !no_color && th->color && has_colors() && COLORS >= 8 && COLOR_PAIRS > ROLE_COUNT;
-	int defaults = 1;
+	static int started;
+	int color, defaults = 1;
 
-	if (color) {
+	/* COLORS and COLOR_PAIRS are known only after start_color */
+	if (!started && !no_color && has_colors()) {
 		start_color();
-		defaults = use_default_colors() == OK;
+		started = 1;
 	}
+	color = started && !no_color && th->color && COLORS >= 8 && COLOR_PAIRS > ROLE_COUNT;
+	if (color)
+		defaults = use_default_colors() == OK;
 	for (int r = 0; r < ROLE_COUNT; r++) {
 		unsigned attrs = th->roles[r].attrs;
 

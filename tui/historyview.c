@@ -12,37 +12,19 @@
 #include "draw.h"
 #include "ui.h"
 
-#define NSPARK 16
+#define NSPARK TUI_NSERIES
 #define RUNS_LIMIT 500
 
 static struct {
 	int ready;
 	int focus;                      /* 0 categories, 1 runs */
 	struct listview cats, runs;
-	double (*series)[NSPARK];       /* per row of the category list */
 	struct db_run_row *rows;
 	int nrows;
 	int loaded_cat, loaded_task;    /* what rows holds */
 	long long marks[2];
 	int rows_h;
 } h;
-
-static void load_series(struct tui *t)
-{
-	int n = t->model.ncats + 1;
-
-	free(h.series);
-	h.series = xcalloc((size_t)n, sizeof(*h.series));
-	for (int i = 0; i < n; i++) {
-		for (int k = 0; k < NSPARK; k++)
-			h.series[i][k] = -1;
-		if (!t->db || (i > 0 ? !t->model.cats[i - 1].stat.attempts : !t->model.total_runs))
-			continue;
-		/* row 0 is every category together */
-		if (db_category_series(t->db, i > 0 ? t->model.cats[i - 1].name : NULL, NSPARK, h.series[i]) != KBX_OK)
-			tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
-	}
-}
 
 static void load_rows(struct tui *t)
 {
@@ -75,14 +57,12 @@ static void enter(struct tui *t)
 		h.cats.sel = c + 1;
 		h.focus = 1;
 	}
-	load_series(t);
 	load_rows(t);
 }
 
 static void leave(struct tui *t)
 {
 	(void)t;
-	free(h.series);
 	free(h.rows);
 	memset(&h, 0, sizeof(h));
 }
@@ -122,13 +102,13 @@ static void draw(struct tui *t, struct rect area)
 		if (m->cats[i].stat.best_speedup > all.best_speedup)
 			all.best_speedup = m->cats[i].stat.best_speedup;
 	}
-	report_history_category(&d, &all, t->cat->ntasks, h.series[0], NSPARK, ti.w);
+	report_history_category(&d, &all, t->cat->ntasks, model_series(m, 0), NSPARK, ti.w);
 	doc_newline(&d);
 	for (int i = 0; i < m->ncats; i++) {
 		struct db_category_stat st = m->cats[i].stat;
 
 		snprintf(st.category, sizeof(st.category), "%s", m->cats[i].name);
-		report_history_category(&d, &st, m->cats[i].count, h.series[i + 1], NSPARK, ti.w);
+		report_history_category(&d, &st, m->cats[i].count, model_series(m, i + 1), NSPARK, ti.w);
 		doc_newline(&d);
 	}
 	list_clamp(&h.cats, m->ncats + 1, ti.h);

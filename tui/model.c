@@ -37,6 +37,7 @@ void model_free(struct model *m)
 {
 	free(m->cats);
 	free(m->hist);
+	free(m->series);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -65,13 +66,9 @@ int model_category_index(const struct model *m, const char *name)
 	return -1;
 }
 
-enum kbx_status model_load_history(struct model *m, struct db *db)
+void model_apply_history(struct model *m, const struct db_category_stat *cs, int ncs, const struct db_task_stat *ts,
+			 int nts)
 {
-	struct db_category_stat *cs = NULL;
-	struct db_task_stat *ts = NULL;
-	int ncs = 0, nts = 0;
-	enum kbx_status st;
-
 	memset(m->hist, 0, sizeof(*m->hist) * (size_t)(m->cat->ntasks ? m->cat->ntasks : 1));
 	for (int i = 0; i < m->cat->ntasks; i++)
 		m->hist[i].best_speedup = -1;
@@ -81,11 +78,6 @@ enum kbx_status model_load_history(struct model *m, struct db *db)
 	}
 	m->total_runs = 0;
 	m->tasks_tried = m->tasks_passed = 0;
-	if (!db)
-		return KBX_OK;
-	st = db_category_stats(db, &cs, &ncs);
-	if (st)
-		return st;
 	for (int i = 0; i < ncs; i++) {
 		int c = model_category_index(m, cs[i].category);
 
@@ -93,10 +85,6 @@ enum kbx_status model_load_history(struct model *m, struct db *db)
 		if (c >= 0)
 			m->cats[c].stat = cs[i];
 	}
-	free(cs);
-	st = db_task_stats(db, NULL, &ts, &nts);
-	if (st)
-		return st;
 	for (int i = 0; i < nts; i++) {
 		int k = model_task_by_id(m, ts[i].task_id);
 
@@ -111,8 +99,70 @@ enum kbx_status model_load_history(struct model *m, struct db *db)
 		if (ts[i].passes)
 			m->tasks_passed++;
 	}
+}
+
+enum kbx_status model_load_history(struct model *m, struct db *db)
+{
+	struct db_category_stat *cs = NULL;
+	struct db_task_stat *ts = NULL;
+	int ncs = 0, nts = 0;
+	enum kbx_status st = KBX_OK;
+
+	if (db) {
+		st = db_category_stats(db, &cs, &ncs);
+		if (!st)
+			st = db_task_stats(db, NULL, &ts, &nts);
+	}
+	if (st) {
+		free(cs);
+		return st;
+	}
+	model_apply_history(m, cs, ncs, ts, nts);
+	free(cs);
 	free(ts);
 	return KBX_OK;
+}
+
+enum kbx_status model_load_series(struct model *m, struct db *db, int nbuckets)
+{
+	int rows = m->ncats + 1;
+
+	free(m->series);
+	m->series = NULL;
+	m->nseries = 0;
+	if (!db || nbuckets <= 0)
+		return KBX_OK;
+	m->series = xmalloc(sizeof(double) * (size_t)rows * (size_t)nbuckets);
+	m->nseries = nbuckets;
+	for (int i = 0; i < rows * nbuckets; i++)
+		m->series[i] = -1;
+	for (int c = 0; c < rows; c++) {
+		enum kbx_status st;
+
+		/* a category without runs needs no query */
+		if (c > 0 && !m->cats[c - 1].stat.attempts)
+			continue;
+		if (c == 0 && !m->total_runs)
+			continue;
+		st = db_category_series(db, c ? m->cats[c - 1].name : NULL, nbuckets, m->series + (size_t)c * nbuckets);
+		if (st)
+			return st;
+	}
+	return KBX_OK;
+}
+
+const double *model_series(const struct model *m, int c)
+{
+	if (!m->series || c < 0 || c > m->ncats)
+		return NULL;
+	return m->series + (size_t)c * (size_t)m->nseries;
+}
+
+void model_set_series(struct model *m, double *series, int nbuckets)
+{
+	free(m->series);
+	m->series = series;
+	m->nseries = series ? nbuckets : 0;
 }
 
 /* ---- search ------------------------------------------------------------------------------ */

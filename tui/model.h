@@ -37,12 +37,26 @@ struct model {
 	struct task_hist *hist;         /* one per catalogue task */
 	long long total_runs;
 	int tasks_tried, tasks_passed;
+	double *series;                 /* pass rate over time: (ncats + 1) rows of nseries, row 0 =
+					 * every category; < 0 where a bucket has no runs */
+	int nseries;
 };
 
 void model_init(struct model *m, const struct catalogue *cat);
 void model_free(struct model *m);
 /* Fill the history figures (cleared first). db may be NULL: no history. */
 enum kbx_status model_load_history(struct model *m, struct db *db);
+/* The same from query results already made (db_category_stats, db_task_stats), for a loader
+ * that queries in another thread. */
+void model_apply_history(struct model *m, const struct db_category_stat *cs, int ncs, const struct db_task_stat *ts,
+			 int nts);
+/* Fill the pass-rate series (nbuckets per category, db_category_series); NULL db: none. */
+enum kbx_status model_load_series(struct model *m, struct db *db, int nbuckets);
+/* The series of category row c (0 = all, 1.. = cats[c - 1]); NULL when not loaded. */
+const double *model_series(const struct model *m, int c);
+/* Take series computed elsewhere: (ncats + 1) rows of nbuckets, in the model's category order
+ * (the array is taken over). */
+void model_set_series(struct model *m, double *series, int nbuckets);
 /* Index of a task in the catalogue, of a task id, of a category; -1 when absent. */
 int model_task_index(const struct model *m, const struct task *t);
 int model_task_by_id(const struct model *m, const char *id);

@@ -1201,7 +1201,10 @@ void report_history_category(struct doc *d, const struct db_category_stat *st, i
 		doc_addcol(d, ROLE_DIM, "-", 6, 1);
 	}
 	doc_add(d, ROLE_NORMAL, "  ");
-	layout_sparkline(series, nseries, spark, sizeof(spark));
+	if (series)
+		layout_sparkline(series, nseries, spark, sizeof(spark));
+	else
+		spark[0] = '\0';
 	doc_addcol(d, ROLE_SPARK, spark, nseries, 0);
 	fmt_speedup(st->best_speedup, buf, sizeof(buf));
 	doc_addcol(d, ROLE_NUMBER, buf, 9, 1);

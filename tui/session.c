@@ -5,11 +5,15 @@
  */
 #include "ui.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/golden.h"
 #include "../core/nvrtc.h"
@@ -44,13 +48,14 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 	t->run_task = -1;
 	t->history_task = -1;
 	t->view_case = -1;
+	t->wake_fd = -1;
 	model_init(&t->model, cat);
+	model_apply_history(&t->model, NULL, 0, NULL, 0);
 	t->cands = xcalloc((size_t)(cat->ntasks ? cat->ntasks : 1), sizeof(*t->cands));
 	if (db_path && db_open(db_path, &t->db) != KBX_OK) {
 		snprintf(t->history_note, sizeof(t->history_note), "no history: %s", kbx_last_error());
 		t->db = NULL;
 	}
-	session_reload(t);
 	t->now = (double)time(NULL);
 	{
 		char *path = xasprintf("%s/rules.ini", tasks_root);
@@ -64,10 +69,154 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 	}
 }
 
+/* ---- the history loader ------------------------------------------------------------------ */
+
+/* The thread touches only what is here (never the catalogue or the session), so that at exit it
+ * can be left to finish on its own. */
+struct history_loader {
+	pthread_t th;
+	atomic_int done;
+	char *db_path;
+	char **cats;                    /* category names, in the model's order */
+	int ncats;
+	struct db_category_stat *cs;
+	struct db_task_stat *ts;
+	int ncs, nts;
+	double *series;                 /* (ncats + 1) x TUI_NSERIES */
+	char err[256];
+	atomic_int wake_fd;
+};
+
+static void *loader_main(void *arg)
+{
+	struct history_loader *L = arg;
+	struct db *db = NULL;
+	enum kbx_status st = db_open(L->db_path, &db);
+
+	if (!st)
+		st = db_category_stats(db, &L->cs, &L->ncs);
+	if (!st)
+		st = db_task_stats(db, NULL, &L->ts, &L->nts);
+	if (!st) {
+		L->series = xmalloc(sizeof(double) * (size_t)(L->ncats + 1) * TUI_NSERIES);
+		for (int i = 0; i < (L->ncats + 1) * TUI_NSERIES; i++)
+			L->series[i] = -1;
+		for (int c = 0; c <= L->ncats && !st; c++) {
+			int runs = 0;
+
+			for (int k = 0; k < L->ncs; k++)
+				if (!c || !strcmp(L->cs[k].category, L->cats[c - 1]))
+					runs += L->cs[k].attempts;
+			if (runs)
+				st = db_category_series(db, c ? L->cats[c - 1] : NULL, TUI_NSERIES,
+							L->series + (size_t)c * TUI_NSERIES);
+		}
+	}
+	if (st)
+		snprintf(L->err, sizeof(L->err), "history unreadable: %s", kbx_last_error());
+	db_close(db);
+	atomic_store(&L->done, 1);
+	{
+		int fd = atomic_load(&L->wake_fd);
+
+		if (fd >= 0) {
+			ssize_t r = write(fd, "h", 1);
+
+			(void)r;
+		}
+	}
+	return NULL;
+}
+
+static void loader_free(struct history_loader *L)
+{
+	free(L->db_path);
+	for (int i = 0; i < L->ncats; i++)
+		free(L->cats[i]);
+	free(L->cats);
+	free(L->cs);
+	free(L->ts);
+	free(L->series);
+	free(L);
+}
+
 void session_reload(struct tui *t)
 {
-	if (model_load_history(&t->model, t->db) != KBX_OK)
-		snprintf(t->history_note, sizeof(t->history_note), "history unreadable: %s", kbx_last_error());
+	struct history_loader *L;
+	sigset_t block, old;
+
+	if (!t->db)
+		return;
+	if (t->loader) {
+		t->reload_pending = 1;
+		return;
+	}
+	L = xcalloc(1, sizeof(*L));
+	atomic_init(&L->done, 0);
+	L->db_path = xstrdup(t->db_path);
+	L->ncats = t->model.ncats;
+	L->cats = xcalloc((size_t)(L->ncats ? L->ncats : 1), sizeof(char *));
+	for (int i = 0; i < L->ncats; i++)
+		L->cats[i] = xstrdup(t->model.cats[i].name);
+	atomic_init(&L->wake_fd, t->wake_fd);
+	/* signals are the event loop's */
+	sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	if (pthread_create(&L->th, NULL, loader_main, L) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* no thread: read the figures here */
+		loader_main(L);
+		t->loader = L;
+		session_poll(t);
+		return;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	t->loader = L;
+}
+
+int session_poll(struct tui *t)
+{
+	struct history_loader *L = t->loader;
+
+	if (!L || !atomic_load(&L->done))
+		return 0;
+	pthread_join(L->th, NULL);
+	if (*L->err) {
+		snprintf(t->history_note, sizeof(t->history_note), "%s", L->err);
+	} else {
+		model_apply_history(&t->model, L->cs, L->ncs, L->ts, L->nts);
+		model_set_series(&t->model, L->series, TUI_NSERIES);
+		L->series = NULL;
+		t->history_ready = 1;
+		t->history_note[0] = '\0';
+	}
+	loader_free(L);
+	t->loader = NULL;
+	if (t->reload_pending) {
+		t->reload_pending = 0;
+		session_reload(t);
+	}
+	return 1;
+}
+
+int session_stop_loader(struct tui *t, int wait)
+{
+	int detached = 0;
+
+	if (!t->loader)
+		return 0;
+	if (wait || atomic_load(&t->loader->done)) {
+		pthread_join(t->loader->th, NULL);
+		loader_free(t->loader);
+	} else {
+		/* it reads only its own copies: let it finish and go with the process; it may still
+		 * write to the wake-up pipe, which the caller must therefore keep open */
+		atomic_store(&t->loader->wake_fd, -1);
+		pthread_detach(t->loader->th);
+		detached = 1;
+	}
+	t->loader = NULL;
+	return detached;
 }
 
 static void candidate_free(struct candidate *c)
@@ -101,6 +250,7 @@ void session_free(struct tui *t)
 		free(t->themes[i]);
 	free(t->themes);
 	free(t->theme_dir);
+	session_stop_loader(t, 0);
 	model_free(&t->model);
 	rules_free(&t->rules);
 	db_close(t->db);

@@ -382,7 +382,9 @@ static void draw_top(struct tui *t, struct rect r)
 	else
 		snprintf(buf, sizeof(buf), " kbx%sno GPU (compile only)", glyphs()->mid);
 	x = draw_text(r.y, r.x, r.w, ROLE_TITLE, buf);
-	if (t->db)
+	if (t->db && !t->history_ready && t->loader)
+		snprintf(buf, sizeof(buf), "%sreading history...", glyphs()->mid);
+	else if (t->db)
 		snprintf(buf, sizeof(buf), "%shistory %s run%s", glyphs()->mid, n, t->model.total_runs == 1 ? "" : "s");
 	else
 		snprintf(buf, sizeof(buf), "%sno history", glyphs()->mid);
@@ -607,10 +609,10 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 	struct tui *t;
 	struct probe *probe;
 	pthread_t probe_th;
-	double t0 = now_seconds();
+	double t0 = now_seconds(), frame_ms = 0;
 	const char *why, *exit_after = getenv("KBX_TUI_EXIT_AFTER_DRAW");
 	const char *cs = nl_langinfo(CODESET), *env;
-	int quit = 0, dirty = 1, rc = 0, probe_joined = 0;
+	int quit = 0, dirty = 1, rc = 0, probe_joined = 0, loader_left = 0;
 
 	if (keys_init(&why) != 0) {
 		fprintf(stderr, "kbx: %s\n", why);
@@ -634,6 +636,9 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 
 	if (pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) != 0)
 		wake_fd[0] = wake_fd[1] = -1;
+	t->wake_fd = wake_fd[1];
+	/* the history's figures come in a thread: the first frame does not wait for them */
+	session_reload(t);
 	probe = xcalloc(1, sizeof(*probe));
 	probe->tasks_root = xstrdup(tasks_root);
 	atomic_init(&probe->done, 0);
@@ -659,18 +664,25 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 			probe_joined = 1;
 			dirty = 1;
 		}
+		if (session_poll(t))
+			dirty = 1;
 		if (dirty) {
 			draw_frame(t);
 			dirty = 0;
-			if (exit_after && *exit_after && t->frames >= 1)
+			/* KBX_TUI_EXIT_AFTER_DRAW=1: after the first frame; =history: after the first
+			 * frame with the history's figures in it */
+			if (exit_after && *exit_after && t->frames >= 1 &&
+			    (strcmp(exit_after, "history") || t->history_ready || !t->db)) {
+				frame_ms = (now_seconds() - t0) * 1000.0;
 				break;
+			}
 		}
 		pfd[nfd++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
 		pfd[nfd++] = (struct pollfd){ wake_fd[0], POLLIN, 0 };
 		if (t->runner)
 			pfd[nfd++] = (struct pollfd){ runner_fd(t->runner), POLLIN, 0 };
 		/* the elapsed time of a run ticks; otherwise sleep until something happens */
-		timeout = t->runner ? 250 : probe_joined ? -1 : 250;
+		timeout = t->runner ? 250 : probe_joined && !t->loader ? -1 : 250;
 		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR)
 			break;
 		if (got_signal)
@@ -704,20 +716,25 @@ out:
 	t->runner = NULL;
 	restore_terminal();
 	if (exit_after && *exit_after)
-		fprintf(stderr, "kbx: first frame after %.1f ms\n", (now_seconds() - t0) * 1000.0);
+		fprintf(stderr, "kbx: first frame%s after %.1f ms\n", strcmp(exit_after, "history") ? "" : " with history",
+			frame_ms);
 	if (!probe_joined && atomic_load(&probe->done)) {
 		pthread_join(probe_th, NULL);
 		probe_joined = 1;
 	}
+	loader_left = session_stop_loader(t, 0);
 	if (probe_joined) {
 		free(probe->tasks_root);
 		free(probe);
+	}
+	if (probe_joined && !loader_left) {
 		if (wake_fd[0] >= 0) {
 			close(wake_fd[0]);
 			close(wake_fd[1]);
 			wake_fd[0] = wake_fd[1] = -1;
 		}
-	} else {
+	}
+	if (!probe_joined) {
 		/* a driver still initialising: leave the thread (and the pipe it writes to) alone */
 		pthread_detach(probe_th);
 	}

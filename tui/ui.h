@@ -122,11 +122,19 @@ struct paste {
 	int task;               /* for which task */
 };
 
+#define TUI_NSERIES 16          /* buckets of the pass-rate sparklines */
+
+struct history_loader;
+
 struct tui {
 	const struct catalogue *cat;
 	const char *db_path, *tasks_root;
 	struct db *db;
 	char history_note[256];         /* why there is no history, "" if there is */
+	struct history_loader *loader;  /* reading the history's figures in a thread */
+	int history_ready;              /* the figures are in the model */
+	int reload_pending;             /* read them again when the loader is done */
+	int wake_fd;                    /* written to when a thread has news for the loop (-1: none) */
 	struct model model;
 	struct device_info dev;
 	struct ruleset rules;           /* tasks/rules.ini */
@@ -175,8 +183,14 @@ struct tui {
 
 void session_init(struct tui *t, const struct catalogue *cat, const char *db_path, const char *tasks_root);
 void session_free(struct tui *t);
-/* Re-read the history's figures (after a run). */
+/* Re-read the history's figures (at start, after a run): in a thread with its own connection,
+ * so that a large history never holds up a frame; session_poll takes the result. */
 void session_reload(struct tui *t);
+/* Take what the history loader found, if it is done; returns 1 when the model changed. */
+int session_poll(struct tui *t);
+/* Wait for the loader (wait = 1) or leave it to finish on its own (0, at exit); returns 1 when
+ * a loader was left running. */
+int session_stop_loader(struct tui *t, int wait);
 
 /* The bottom bar's message until the next key. */
 void tui_message(struct tui *t, int role, const char *fmt, ...) KBX_PRINTF(3, 4);

@@ -21,6 +21,8 @@ sock="$tmp/tmux.sock"
 T() { tmux -S "$sock" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/home"
+# a session that lives through the test, so that the server never exits between explorers
+T new-session -d -s keep "sleep 100000" || { echo "SKIP: cannot start tmux"; exit 77; }
 fail=0
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -68,6 +70,7 @@ start
 expect "Categories" "the browser opens"
 expect "history 0 runs" "the header counts the (empty) history"
 expect "Activation" "categories are listed"
+if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?(3[0-7]|4[0-7]|9[0-7]|38|48)(;[0-9;]*)?m'; then ok "the default theme draws in colour"; else no "no colours with the default theme"; fi
 keys /
 text '^activation/gelu$'
 expect "^/\^activation/gelu\\$" "the search prompt shows the pattern"
@@ -192,12 +195,27 @@ if alt_off; then ok "the terminal is restored after SIGTERM"; else no "alternate
 # ---- NO_COLOR --------------------------------------------------------------------------------
 start "NO_COLOR=1"
 expect "Categories" "NO_COLOR starts"
-if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?(3[0-7]|4[0-7]|9[0-7]|10[0-7]|38|48)(;[0-9;]*)?m'; then
+T capture-pane -e -p -t kbx >"$tmp/nocolor.txt"
+if ! grep -q "Categories" "$tmp/nocolor.txt"; then
+	no "NO_COLOR screen not captured"
+elif grep -qE '\[([0-9;]*;)?(3[0-7]|4[0-7]|9[0-7]|10[0-7]|38|48)(;[0-9;]*)?m' "$tmp/nocolor.txt"; then
 	no "NO_COLOR still draws colours"
 else
 	ok "NO_COLOR draws without colours"
 fi
-if T capture-pane -e -p -t kbx | grep -qE '\[([0-9;]*;)?7(;[0-9;]*)?m'; then ok "NO_COLOR keeps reverse video for bars and selection"; else no "no reverse video under NO_COLOR"; fi
+if grep -qE '\[([0-9;]*;)?7(;[0-9;]*)?m' "$tmp/nocolor.txt"; then ok "NO_COLOR keeps reverse video for bars and selection"; else no "no reverse video under NO_COLOR"; fi
+keys Q
+
+# ---- an 8-colour terminal: the theme falls back to the 8 ANSI colours -------------------------
+start "TERM=screen"
+expect "Categories" "an 8-colour terminal starts"
+T capture-pane -e -p -t kbx >"$tmp/8colour.txt"
+if grep -qE '\[([0-9;]*;)?(3[0-7]|4[0-7])(;[0-9;]*)?m' "$tmp/8colour.txt" &&
+   ! grep -qE '\[([0-9;]*;)?(9[0-7]|10[0-7]|38;5|48;5)(;[0-9;]*)?m' "$tmp/8colour.txt"; then
+	ok "only the 8 basic colours are used"
+else
+	no "8-colour fallback (colours beyond the 8 basic ones, or none)"
+fi
 keys Q
 
 # ---- the diff screen, from a recorded wrong run (a stand-in worker replays its events) -------

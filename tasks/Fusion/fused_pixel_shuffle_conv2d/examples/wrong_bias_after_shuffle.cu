@@ -1,0 +1,43 @@
+// @kbx expect wrong
+// Mistake: a fused conv + shuffle kernel that adds the bias of the shuffled output channel c
+// (bias[c], c < cout / r^2) instead of the bias of the conv channel the value comes from
+// (bias[c*r*r + i*r + j]): the bias belongs to the conv stage, before the channels are regrouped.
+// Right without bias (has_bias = 0), wrong in test_case_2_bias and the random cases. One kernel, no
+// scratch: nothing to diff, the output y is wrong.
+//
+// @kbx launch conv_shuffle<<<max(1, min(cdiv(nb * (cout / (r * r)) * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * r * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1) * r, 256), 1048576)), 256>>>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias, r)
+
+extern "C" __global__ void conv_shuffle(const float* __restrict__ input, const float* __restrict__ weight,
+                                        const float* __restrict__ bias, float* __restrict__ y, long long nb,
+                                        long long cin, long long h, long long w, long long cout, long long kh,
+                                        long long kw, long long stride, long long padding, long long dilation,
+                                        long long groups, int has_bias, long long r)
+{
+	const long long oh = (h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1;
+	const long long ow = (w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1;
+	const long long C = cout / (r * r), H = oh * r, W = ow * r;
+	const long long cin_g = cin / groups, cout_g = cout / groups;
+	const long long total = nb * C * H * W;
+	for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < total;
+	     o += (long long)gridDim.x * blockDim.x) {
+		long long X = o % W, Y = (o / W) % H, c = (o / (W * H)) % C, n = o / (W * H * C);
+		long long co = c * r * r + (Y % r) * r + X % r, oy = Y / r, ox = X / r;
+		long long g = co / cout_g;
+		float acc = has_bias ? bias[c] : 0.0f; // BUG: bias[co]
+		for (long long ci = 0; ci < cin_g; ci++) {
+			const float* xp = input + ((n * cin + g * cin_g + ci) * h) * w;
+			const float* wp = weight + (co * cin_g + ci) * kh * kw;
+			for (long long ky = 0; ky < kh; ky++) {
+				long long iy = oy * stride - padding + ky * dilation;
+				if (iy < 0 || iy >= h)
+					continue;
+				for (long long kx = 0; kx < kw; kx++) {
+					long long ix = ox * stride - padding + kx * dilation;
+					if (ix >= 0 && ix < w)
+						acc = fmaf(xp[iy * w + ix], wp[ky * kw + kx], acc);
+				}
+			}
+		}
+		y[o] = acc;
+	}
+}
