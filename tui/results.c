@@ -36,6 +36,9 @@ static void enter(struct tui *t)
 	if (s.shown != t->view) {
 		s.v.top = 0;
 		s.v.sel = -1;
+		/* a new run: start on its first failing case, the one worth a diff */
+		if (t->view && t->view_case < 0)
+			t->view_case = run_record_first_failure(t->view);
 	}
 	s.width = 0;
 	if (t->view_case >= 0)

@@ -128,6 +128,15 @@ static void test_history(void **state)
 	assert_int_equal(m.cats[2].stat.attempts, 0);
 	assert_int_equal(m.tasks_tried, 2);
 	assert_int_equal(m.tasks_passed, 1);
+	/* pass rate over time: Activation's four runs (wrong, pass, pass, compile_error) in two
+	 * buckets; Quantization has none */
+	assert_int_equal(model_load_series(&m, db, 2), KBX_OK);
+	assert_non_null(model_series(&m, 1));
+	assert_true(model_series(&m, 1)[0] == 0.5);
+	assert_true(model_series(&m, 1)[1] == 0.5);
+	assert_true(model_series(&m, 3)[0] < 0 && model_series(&m, 3)[1] < 0);
+	assert_true(model_series(&m, 0)[0] >= 0);  /* row 0: every category */
+	assert_null(model_series(&m, 4));
 	/* loading again gives the same figures, not doubled ones */
 	assert_int_equal(model_load_history(&m, db), KBX_OK);
 	assert_int_equal(m.hist[0].attempts, 4);

@@ -47,7 +47,7 @@ __device__ __forceinline__ void online_merge(float &m, float &s, float m2, float
 extern "C" __global__ void __launch_bounds__(BLOCK)
 softmax_f32(const float *__restrict__ x, float *__restrict__ y, long long a, long long d, long long b)
 {
-	if (d == 0)
+	if (d == 0 || b == 0) /* no elements */
 		return;
 	float m = -CUDART_INF_F, s = 0.0f;
 

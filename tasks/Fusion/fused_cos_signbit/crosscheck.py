@@ -1,0 +1,6 @@
+# Cross-check of Fusion/fused_cos_signbit against KernelBenchX's PyTorch function (tools/crosscheck.py).
+def call(fn, a, torch):
+    """a: every in/inout buffer as a torch tensor on the GPU (its initial value), every binding
+    (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
+    cos_result, sign_bit = fn(a["input"])
+    return {"cos_result": cos_result, "sign_bit": sign_bit}
