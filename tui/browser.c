@@ -236,7 +236,7 @@ static unsigned key(struct tui *t, enum action a, int k)
 		return tui_open(t, SCR_TASK);
 	case ACT_SEARCH:
 		snprintf(b.saved, sizeof(b.saved), "%s", b.search.pattern);
-		prompt_open(t, "/", b.search.pattern, 0, search_accept, search_change, search_cancel);
+		prompt_open(t, "/", "", 0, search_accept, search_change, search_cancel);
 		return R_HANDLED;
 	case ACT_FILTER_DIFF:
 		b.search.difficulty = (b.search.difficulty + 1) % 6;

@@ -67,8 +67,8 @@ void docview_clamp(struct docview *v, int rows)
 		lv.top = v->top;
 		list_clamp(&lv, n, rows);
 		v->top = lv.top;
-		/* show the headings above the first selectable line */
-		if (v->sel == snap(v, 0, 1) && v->sel < rows)
+		/* while the selection fits on the first page, show that page: its headings matter */
+		if (v->sel <= rows - 2)
 			v->top = 0;
 	} else {
 		v->sel = -1;

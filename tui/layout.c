@@ -151,6 +151,24 @@ int layout_heat_level(double score)
 	return 3;
 }
 
+int layout_heat_relative(double score, double worst)
+{
+	double f;
+
+	if (isnan(score) || isinf(score))
+		return 4;
+	if (score <= 0 || !(worst > 0))
+		return 0;
+	f = score / worst;
+	if (f < 0.01)
+		return 1;
+	if (f < 0.1)
+		return 2;
+	if (f < 0.5)
+		return 3;
+	return 4;
+}
+
 static float worse(float a, float b)
 {
 	/* NaN is the worst of all */
@@ -288,7 +306,7 @@ void fmt_num(double v, int absent_if_negative, char *buf, size_t len)
 		snprintf(buf, len, "-");
 	else if (v == 0)
 		snprintf(buf, len, "0");
-	else if (fabs(v) >= 1e5 || fabs(v) < 1e-3)
+	else if (fabs(v) >= 1e4 || fabs(v) < 1e-3)
 		snprintf(buf, len, "%.2e", v);
 	else
 		snprintf(buf, len, "%.4g", v);

@@ -49,6 +49,9 @@ int layout_bar_cells(double done, double total, int width);
 /* Heat level 0..4 of a score (|err| / tolerance): 0 exact, 1 below 0.1, 2 below 1 (inside
  * tolerance), 3 below 10, 4 from 10 on, NaN and Inf. */
 int layout_heat_level(double score);
+/* Heat level 0..4 of a score relative to the worst one: 0 for 0, then below 1%, 10%, 50% of it,
+ * and from 50% on (NaN and Inf: 4). */
+int layout_heat_relative(double score, double worst);
 /* Resample a rows x cols map of scores to out_rows x out_cols cells, each cell the maximum of
  * the tiles it covers (a tile too small to see still shows its worst). Returns the cells written
  * (out_rows x out_cols, both clamped to the map's own size). */
@@ -67,8 +70,9 @@ void fmt_ago(double now, double at, char *buf, size_t len);
 void fmt_elapsed(double s, char *buf, size_t len);
 /* "1.42x"; the dash when v < 0. */
 void fmt_speedup(double v, char *buf, size_t len);
-/* A number in 4 significant digits or fewer, "nan", "inf", "-"; dash when v is the sentinel
- * (pass absent = 1 to show a dash for negative values). */
+/* A number in 4 significant digits or fewer and at most 8 characters (9 when negative):
+ * "0.3125", "1.97e+04"; "nan", "inf"; a dash for a negative value when absent_if_negative
+ * (the "not available" sentinel of timings and throughputs). */
 void fmt_num(double v, int absent_if_negative, char *buf, size_t len);
 /* "1,204". */
 void fmt_count(long long n, char *buf, size_t len);

@@ -458,12 +458,15 @@ static void case_sum(const struct case_result *c, struct case_sum *s)
 	}
 }
 
-static void num_col(struct doc *d, int role, double v, int width)
+/* A figure right-aligned in width columns, the first of them a space so that neighbours never
+ * touch; a negative value is shown as absent ("-") when it is a "not available" sentinel. */
+static void num_col(struct doc *d, int role, double v, int width, int negative_absent)
 {
 	char buf[32];
 
-	fmt_num(v, 1, buf, sizeof(buf));
-	doc_addcol(d, role, buf, width, 1);
+	fmt_num(v, negative_absent, buf, sizeof(buf));
+	doc_add(d, role, " ");
+	doc_addcol(d, role, buf, width - 1, 1);
 }
 
 static void ms_col(struct doc *d, double ms, int width)
@@ -568,7 +571,7 @@ static void summary_lines(struct doc *d, const struct run_record *r)
 
 void report_results(struct doc *d, const struct run_record *r, const struct task *t, double peak_gbps, int width)
 {
-	int namew = width - 2 - 13 - 9 * 3 - 12 - 1;
+	int namew = width - 2 - 13 - 9 * 3 - 15 - 1;
 
 	if (namew < 10)
 		namew = 10;
@@ -584,7 +587,7 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_DIM, "max abs", 9, 1);
 		doc_addcol(d, ROLE_DIM, "max rel", 9, 1);
 		doc_addcol(d, ROLE_DIM, "ULP", 9, 1);
-		doc_addcol(d, ROLE_DIM, "mismatches", 13, 1);
+		doc_addcol(d, ROLE_DIM, "mismatches", 15, 1);
 		doc_newline(d);
 	} else {
 		doc_add(d, ROLE_DIM, "  no case ran");
@@ -601,11 +604,12 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_NORMAL, c->name, namew, 0);
 		doc_addcol(d, report_verdict_role(c->verdict), verdict_name(c->verdict), 13, 0);
 		if (c->noutputs) {
-			num_col(d, ROLE_NUMBER, s.max_abs, 9);
-			num_col(d, ROLE_NUMBER, s.max_rel, 9);
-			num_col(d, ROLE_NUMBER, s.max_ulp, 9);
+			num_col(d, ROLE_NUMBER, s.max_abs, 9, 0);
+			num_col(d, ROLE_NUMBER, s.max_rel, 9, 0);
+			num_col(d, ROLE_NUMBER, s.max_ulp, 9, 0);
 			snprintf(mm, sizeof(mm), "%llu/%llu", s.mism, s.n);
-			doc_addcol(d, s.mism ? ROLE_FAIL : ROLE_DIM, mm, 13, 1);
+			doc_add(d, ROLE_NORMAL, " ");
+			doc_addcol(d, s.mism ? ROLE_FAIL : ROLE_DIM, mm, 14, 1);
 		} else if (c->message) {
 			doc_add(d, ROLE_NORMAL, " ");
 			doc_addcol(d, ROLE_DIM, c->message, width - namew - 16 > 10 ? width - namew - 16 : 10, 0);
@@ -621,7 +625,7 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 				     : "  not timed (needs a GPU and every case passing)");
 		doc_newline(d);
 	} else {
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 * 2 - 6 - 1;
+		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
 
 		if (sizew < 8)
 			sizew = 8;
@@ -633,14 +637,14 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_DIM, "xgold", 7, 1);
 		doc_addcol(d, ROLE_DIM, "xref", 7, 1);
 		doc_addcol(d, ROLE_DIM, "GB/s", 8, 1);
-		doc_addcol(d, ROLE_DIM, "TFLOP/s", 8, 1);
+		doc_addcol(d, ROLE_DIM, "TFLOP/s", 9, 1);
 		doc_addcol(d, ROLE_DIM, "%peak", 6, 1);
 		doc_newline(d);
 	}
 	for (int i = 0; i < r->nperf; i++) {
 		const struct perf_result *p = &r->perf[i];
 		char buf[32];
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 * 2 - 6 - 1;
+		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
 		double c = p->cand.median;
 
 		if (sizew < 8)
@@ -655,8 +659,8 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
 		fmt_speedup(p->has_ref && c > 0 ? p->ref.median / c : -1, buf, sizeof(buf));
 		doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
-		num_col(d, ROLE_NUMBER, p->gbps, 8);
-		num_col(d, ROLE_NUMBER, p->tflops, 8);
+		num_col(d, ROLE_NUMBER, p->gbps, 8, 1);
+		num_col(d, ROLE_NUMBER, p->tflops, 9, 1);
 		if (peak_gbps > 0 && p->gbps >= 0)
 			snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * p->gbps / peak_gbps);
 		else
@@ -846,17 +850,11 @@ void report_worst(struct doc *d, const struct cmp_result *c, int width)
 		coord_text(e, co, sizeof(co));
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_ACCENT, co, coordw, 0);
-		/* a space before each figure: "-1.234e-05" fills its column */
-		doc_add(d, ROLE_NORMAL, " ");
-		num_col(d, role, e->cand, 10);
-		doc_add(d, ROLE_NORMAL, " ");
-		num_col(d, ROLE_NUMBER, e->ref, 10);
-		doc_add(d, ROLE_NORMAL, " ");
-		num_col(d, role, e->abs_err, 8);
-		doc_add(d, ROLE_NORMAL, " ");
-		num_col(d, ROLE_NUMBER, e->rel_err, 8);
-		doc_add(d, ROLE_NORMAL, " ");
-		num_col(d, ROLE_NUMBER, e->ulp, 8);
+		num_col(d, role, e->cand, 11, 0);
+		num_col(d, ROLE_NUMBER, e->ref, 11, 0);
+		num_col(d, role, e->abs_err, 9, 0);
+		num_col(d, ROLE_NUMBER, e->rel_err, 9, 0);
+		num_col(d, ROLE_NUMBER, e->ulp, 9, 0);
 		doc_tag(d, i);
 		doc_newline(d);
 	}
@@ -867,7 +865,8 @@ static const int heat_roles[5] = { ROLE_HEAT0, ROLE_HEAT1, ROLE_HEAT2, ROLE_HEAT
 void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 {
 	float cells[CMP_TILES * CMP_TILES];
-	int gr, gc, cw, rows = c->tile_rows, cols = c->tile_cols;
+	int gr, gc, cw, rows = c->tile_rows, cols = c->tile_cols, far = 0, relative = 0;
+	double worst = 0;
 
 	if (rows <= 0 || cols <= 0 || rows > CMP_TILES || cols > CMP_TILES) {
 		doc_add(d, ROLE_DIM, "no tile map for this output");
@@ -878,12 +877,21 @@ void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 		h = 3;
 	/* two lines for the legend */
 	layout_heat_resample(c->tiles, rows, cols, h - 2, w, cells, &gr, &gc);
+	/* When nearly every tile is far outside tolerance the absolute scale shows one colour;
+	 * then show where it is worst instead, relative to the worst finite tile. */
+	for (int i = 0; i < gr * gc; i++) {
+		far += layout_heat_level(cells[i]) == 4;
+		if (isfinite(cells[i]) && cells[i] > worst)
+			worst = cells[i];
+	}
+	relative = gr * gc > 1 && far * 10 >= gr * gc * 9 && worst > 0;
 	/* with room to spare, each tile is drawn 2 or 3 cells wide (cells are taller than wide) */
 	cw = gc ? w / gc : 1;
 	cw = cw < 1 ? 1 : cw > 3 ? 3 : cw;
 	for (int r = 0; r < gr; r++) {
 		for (int k = 0; k < gc; k++) {
-			int lv = layout_heat_level(cells[r * gc + k]);
+			double v = cells[r * gc + k];
+			int lv = relative ? layout_heat_relative(v, worst) : layout_heat_level(v);
 
 			for (int x = 0; x < cw; x++)
 				doc_add(d, heat_roles[lv], glyphs()->heat[lv]);
@@ -894,6 +902,19 @@ void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 	if (gr != rows || gc != cols)
 		doc_addf(d, ROLE_DIM, ", shown %dx%d (worst)", gr, gc);
 	doc_newline(d);
+	if (relative) {
+		static const char *const names[5] = { "0", "<1%", "<10%", "<50%", ">=50%" };
+		char wb[32];
+
+		for (int lv = 0; lv < 5; lv++) {
+			doc_add(d, heat_roles[lv], glyphs()->heat[lv]);
+			doc_addf(d, ROLE_DIM, "%s ", names[lv]);
+		}
+		fmt_num(worst, 0, wb, sizeof(wb));
+		doc_addf(d, ROLE_WARN, "of the worst tile (%sx tol): all far out", wb);
+		doc_newline(d);
+		return;
+	}
 	{
 		static const char *const names[5] = { "exact", "<0.1", "<1", "<10", ">=10" };
 
@@ -1174,7 +1195,7 @@ void report_help(struct doc *d, const char *theme_name, char *const *themes, int
 	if (!nthemes)
 		doc_add(d, ROLE_DIM, "(no theme files found)");
 	doc_newline(d);
-	doc_add(d, ROLE_DIM, "  NO_COLOR in the environment turns colours off; kbx --theme NAME picks one at start.");
+	doc_add(d, ROLE_DIM, "  NO_COLOR in the environment turns colours off; KBX_THEME=NAME (kbx --theme NAME) picks one at start.");
 	doc_newline(d);
 }
 

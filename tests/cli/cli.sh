@@ -119,11 +119,17 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert len(a) >= 3,
 expect 0 "history --category" -- "$kbx" history --category Activation
 expect 2 "history of an unknown task" -- "$kbx" history --task nosuchtask
 
-# a broken catalogue is reported with file and line
+# a broken task is skipped with a message naming its file and line; the others still load
 mkdir -p "$tmp/tasks/Activation/bad"
+cp -R "$srcdir/tasks/Activation/gelu" "$tmp/tasks/Activation/gelu"
+cp -R "$srcdir/tasks/golden" "$srcdir/tasks/include" "$tmp/tasks/"
 printf '[task]\nname = bad\ncategory = Activation\ndifficulty = 9\n' >"$tmp/tasks/Activation/bad/task.ini"
-expect 2 "broken catalogue" -- "$kbx" --tasks "$tmp/tasks" list
-contains "$tmp/err" "task.ini" "error names the file"
+expect 0 "a catalogue with a broken task" -- "$kbx" --tasks "$tmp/tasks" list
+contains "$tmp/err" "skipped: cannot load task 'Activation/bad'" "the broken task is named"
+contains "$tmp/err" "bad/task.ini' line 4: expected 1, 2, 3, 4 or 5" "with its file, line and what was expected"
+contains "$tmp/out" "^  gelu " "the other tasks still load"
+expect 2 "a catalogue that does not exist" -- "$kbx" --tasks "$tmp/nowhere" list
+contains "$tmp/err" "nowhere" "the missing catalogue is named"
 
 echo "1..$n"
 exit $fail

@@ -111,6 +111,13 @@ static void test_heat(void **state)
 	assert_int_equal(layout_heat_level(10), 4);
 	assert_int_equal(layout_heat_level(INFINITY), 4);
 	assert_int_equal(layout_heat_level(NAN), 4);
+	assert_int_equal(layout_heat_relative(0, 100), 0);
+	assert_int_equal(layout_heat_relative(0.5, 100), 1);
+	assert_int_equal(layout_heat_relative(5, 100), 2);
+	assert_int_equal(layout_heat_relative(20, 100), 3);
+	assert_int_equal(layout_heat_relative(100, 100), 4);
+	assert_int_equal(layout_heat_relative(NAN, 100), 4);
+	assert_int_equal(layout_heat_relative(5, 0), 0);
 	/* one bad tile must survive shrinking the map */
 	tiles[3 * 4 + 2] = 50;
 	tiles[0] = 0.5f;

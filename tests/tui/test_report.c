@@ -247,9 +247,17 @@ static void test_results(void **state)
 	must_find(&d, "50%");
 	must_find(&d, "[[4096],[4096]]");
 	doc_clear(&d);
+	/* figures never run into each other, however wide they get */
+	r.cases[1].outputs[0].cmp.max_rel = 0.002063;
+	r.cases[1].outputs[0].cmp.max_ulp = 19730;
+	r.cases[1].outputs[0].cmp.mismatches = 259216;
+	r.cases[1].outputs[0].cmp.n = 259313;
+	report_results(&d, &r, t, -1, 80);
+	must_find(&d, "0.002063 1.97e+04  259216/259313");
+	doc_clear(&d);
 	report_case_detail(&d, &r.cases[1], t, 60);
 	must_find(&d, "first wrong stage norm");
-	must_find(&d, "312/4096 mismatches");
+	must_find(&d, "259216/259313 mismatches");
 	doc_free(&d);
 	run_record_free(&r);
 }
@@ -273,6 +281,13 @@ static void test_diff_parts(void **state)
 	must_find(&d, "[1,17,61]");
 	must_find(&d, "0.8123");
 	assert_int_equal(doc_find_tag(&d, 2), find(&d, "[1,17,61]"));
+	doc_clear(&d);
+	/* negative values are values, not "not available" */
+	c.outputs[0].cmp.worst[0].cand = -0.75;
+	c.outputs[0].cmp.worst[0].ref = -1.5e-7;
+	report_worst(&d, &c.outputs[0].cmp, 78);
+	must_find(&d, " -0.75 ");
+	must_find(&d, " -1.50e-07 ");
 	for (int i = 0; i < d.n; i++)
 		assert_true(d.lines[i].width <= 78);
 	doc_clear(&d);
@@ -288,6 +303,20 @@ static void test_diff_parts(void **state)
 	must_find(&d, "2x3 tiles of 16x32");
 	must_find(&d, "|err|/tol");
 	doc_clear(&d);
+	/* every tile far out: the scale becomes relative to the worst tile, to show where */
+	{
+		struct cmp_result far = c.outputs[0].cmp;
+
+		for (int i = 0; i < 6; i++)
+			far.tiles[i] = 1e4f;
+		far.tiles[4] = 2e3f;
+		far.tiles[5] = 1e6f;
+		report_heatmap(&d, &far, 3, 8);
+		assert_string_equal(doc_text(&d, 0), "\u2592\u2592\u2592");
+		assert_string_equal(doc_text(&d, 1), "\u2592\u2591\u2588");
+		must_find(&d, "of the worst tile (1.00e+06x tol)");
+		doc_clear(&d);
+	}
 	report_histogram(&d, &c.outputs[0].cmp, 30, 8);
 	must_find(&d, "3 worst");
 	must_find(&d, "1e-1 ");

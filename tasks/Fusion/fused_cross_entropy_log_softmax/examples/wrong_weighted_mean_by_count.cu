@@ -1,0 +1,144 @@
+// @kbx expect wrong
+// Mistake: with class weights, 'mean' divides the weighted sum by the number of kept samples
+// instead of by the sum of their weights, weight[target] (F.cross_entropy's weighted mean). Right
+// whenever weight = 1; KernelBenchX's test_case_3_weight fails, as does every weighted 'mean' case.
+// Same stages and scratch names as the reference: the first wrong stage reported should be
+// `nll_weight`.
+//
+// @kbx scratch log_softmax f32 [n, c]
+// @kbx scratch log_softmax2 f32 [n, c]
+// @kbx scratch nll_loss f32 [n]
+// @kbx scratch nll_weight f32 [n]
+// @kbx scratch smooth_loss f32 [n]
+// @kbx scratch ce_part f64 [3 * max(1, min(cdiv(n, 16384), 1024))]
+// @kbx launch log_softmax_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(input, log_softmax, n, c)
+// @kbx launch log_softmax_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(log_softmax, log_softmax2, n, c)
+// @kbx launch ce_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(log_softmax2, target, weight, nll_loss, nll_weight, smooth_loss, n, c, ignore_index, label_smoothing)
+// @kbx launch ce_partial<<<max(1, min(cdiv(n, 16384), 1024)), 256>>>(nll_loss, nll_weight, smooth_loss, ce_part, n)
+// @kbx launch ce_final<<<max(1, min(cdiv(m, 256), 4096)), 256>>>(nll_loss, smooth_loss, ce_part, y, n, c, i64(max(1, min(cdiv(n, 16384), 1024))), reduction, label_smoothing)
+
+#define NEG_INF __int_as_float(0xff800000)
+
+extern "C" __global__ void __launch_bounds__(256)
+log_softmax_rows(const float* __restrict__ x, float* __restrict__ out, long long n, long long c)
+{
+	const int lane = threadIdx.x & 31;
+	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
+		const float* xr = x + r * c;
+		float m = NEG_INF;
+		for (long long j = lane; j < c; j += 32)
+			m = fmaxf(m, xr[j]); // NaN is dropped here but comes back through exp(NaN - m)
+		for (int o = 16; o > 0; o >>= 1)
+			m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+		double s = 0.0;
+		for (long long j = lane; j < c; j += 32)
+			s += (double)expf(xr[j] - m);
+		for (int o = 16; o > 0; o >>= 1)
+			s += __shfl_xor_sync(0xffffffffu, s, o);
+		const float ls = (float)log(s);
+		for (long long j = lane; j < c; j += 32)
+			out[r * c + j] = (xr[j] - m) - ls;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+ce_rows(const float* __restrict__ lp, const long long* __restrict__ target, const float* __restrict__ weight,
+        float* __restrict__ nll, float* __restrict__ nllw, float* __restrict__ smooth, long long n, long long c,
+        long long ignore_index, float label_smoothing)
+{
+	const int lane = threadIdx.x & 31;
+	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
+		const long long t = target[r];
+		const bool keep = t != ignore_index;
+		double s = 0.0;
+		if (label_smoothing > 0.0f && keep) {
+			for (long long j = lane; j < c; j += 32)
+				s += (double)__fmul_rn(lp[r * c + j], weight[j]);
+			for (int o = 16; o > 0; o >>= 1)
+				s += __shfl_xor_sync(0xffffffffu, s, o);
+		}
+		if (lane == 0) {
+			nll[r] = keep ? -__fmul_rn(weight[t], lp[r * c + t]) : 0.0f;
+			nllw[r] = keep ? 1.0f : 0.0f; // BUG: the mean's denominator counts samples, ignoring their weights
+			smooth[r] = (float)(-s);
+		}
+	}
+}
+
+// Sum of (a, b, d) over the block (blockDim.x == 256); valid in thread 0.
+static __device__ void block_sum3(double& a, double& b, double& d)
+{
+	__shared__ double sh[3][8];
+	for (int o = 16; o > 0; o >>= 1) {
+		a += __shfl_down_sync(0xffffffffu, a, o);
+		b += __shfl_down_sync(0xffffffffu, b, o);
+		d += __shfl_down_sync(0xffffffffu, d, o);
+	}
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	if (lane == 0) {
+		sh[0][warp] = a;
+		sh[1][warp] = b;
+		sh[2][warp] = d;
+	}
+	__syncthreads();
+	a = threadIdx.x < 8 ? sh[0][threadIdx.x] : 0.0;
+	b = threadIdx.x < 8 ? sh[1][threadIdx.x] : 0.0;
+	d = threadIdx.x < 8 ? sh[2][threadIdx.x] : 0.0;
+	if (warp == 0)
+		for (int o = 16; o > 0; o >>= 1) {
+			a += __shfl_down_sync(0xffffffffu, a, o);
+			b += __shfl_down_sync(0xffffffffu, b, o);
+			d += __shfl_down_sync(0xffffffffu, d, o);
+		}
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+ce_partial(const float* __restrict__ nll, const float* __restrict__ nllw, const float* __restrict__ smooth,
+           double* __restrict__ part, long long n)
+{
+	const long long chunks = gridDim.x, chunk = (n + chunks - 1) / chunks;
+	const long long k0 = (long long)blockIdx.x * chunk, k1 = min(n, k0 + chunk);
+	double a = 0.0, b = 0.0, d = 0.0;
+	for (long long k = k0 + threadIdx.x; k < k1; k += 256) {
+		a += (double)nll[k];
+		b += (double)nllw[k];
+		d += (double)smooth[k];
+	}
+	block_sum3(a, b, d);
+	if (threadIdx.x == 0) {
+		part[3 * blockIdx.x] = a;
+		part[3 * blockIdx.x + 1] = b;
+		part[3 * blockIdx.x + 2] = d;
+	}
+}
+
+// reduction: 0 = 'none' (y [n]), 1 = 'mean', 2 = 'sum' (y [1]).
+extern "C" __global__ void __launch_bounds__(256)
+ce_final(const float* __restrict__ nll, const float* __restrict__ smooth, const double* __restrict__ part,
+         float* __restrict__ y, long long n, long long c, long long chunks, int reduction, float label_smoothing)
+{
+	const double s = (double)label_smoothing;
+	if (reduction == 0) {
+		for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += (long long)gridDim.x * blockDim.x)
+			y[r] = s > 0.0 ? (float)((1.0 - s) * nll[r] + smooth[r] * (s / (double)c)) : nll[r];
+		return;
+	}
+	if (blockIdx.x != 0)
+		return;
+	double a = 0.0, b = 0.0, d = 0.0;
+	for (long long p = threadIdx.x; p < chunks; p += 256) {
+		a += part[3 * p];
+		b += part[3 * p + 1];
+		d += part[3 * p + 2];
+	}
+	block_sum3(a, b, d);
+	if (threadIdx.x == 0) {
+		if (reduction == 1) { // weighted mean; all samples ignored: 0 / 0 = NaN
+			a /= b;
+			d /= b;
+		}
+		y[0] = s > 0.0 ? (float)((1.0 - s) * a + d * (s / (double)c)) : (float)a;
+	}
+}

@@ -1,0 +1,5 @@
+# Cross-check of Fusion/fused_relu_sqrt against KernelBenchX's PyTorch function (tools/crosscheck.py).
+def call(fn, a, torch):
+    """a: every in/inout buffer as a torch tensor on the GPU (its initial value), every binding
+    (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
+    return {"y": fn(a["x"].clone())}

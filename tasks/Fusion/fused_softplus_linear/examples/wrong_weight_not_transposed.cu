@@ -1,0 +1,43 @@
+// @kbx expect wrong
+// Mistake: F.linear's weight layout: weight is [out_features, in_features] and lin = input @
+// weight^T, but the kernel reads it as [in, out] (input @ weight). All reads stay in bounds (n * k
+// values either way). Invisible on the test's symmetric 2 x 2 weights, wrong on every random case.
+// Same stages and scratch names as the reference: the first wrong stage reported is `linear`.
+//
+// @kbx scratch linear f32 [bsz, n]
+// @kbx launch linear_warp<<<max(1, min(cdiv(bsz * n, 8), 1048576)), 256>>>(input, weight, bias, linear, bsz, k, n, has_bias)
+// @kbx launch softplus<<<max(1, min(cdiv(bsz * n, 256), 65536)), 256>>>(linear, y, i64(bsz * n), beta, threshold)
+
+extern "C" __global__ void __launch_bounds__(256)
+linear_warp(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ bias,
+            float* __restrict__ out, long long bsz, long long k, long long n, int has_bias)
+{
+	const int lane = threadIdx.x & 31;
+	const long long warps = (long long)gridDim.x * 8;
+	for (long long e = (long long)blockIdx.x * 8 + (threadIdx.x >> 5); e < bsz * n; e += warps) {
+		const long long b = e / n, o = e % n;
+		const float* xr = x + b * k;
+		const float* wr = w + o; // BUG: weight read as [k, n] (input @ weight): element i at wr[i * n]
+		double acc = 0.0;
+		for (long long i = lane; i < k; i += 32)
+			acc += (double)xr[i] * wr[i * n];
+		for (int off = 16; off > 0; off >>= 1)
+			acc += __shfl_xor_sync(0xffffffffu, acc, off);
+		if (lane == 0)
+			out[e] = has_bias ? (float)(acc + (double)bias[o]) : (float)acc;
+	}
+}
+
+// y = where(lin > threshold, lin, (1 / beta) * log(1 + exp(beta * lin))), op by op in f32 as eager
+// PyTorch: beta * lin, exp, 1 + ., log, times the f32 scalar 1 / beta (no FMA contraction).
+extern "C" __global__ void __launch_bounds__(256)
+softplus(const float* __restrict__ lin, float* __restrict__ y, long long total, float beta, float threshold)
+{
+	const float inv_beta = (float)(1.0 / (double)beta);
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+	     i += (long long)gridDim.x * blockDim.x) {
+		const float v = lin[i];
+		const float sp = __fmul_rn(inv_beta, logf(__fadd_rn(1.0f, expf(__fmul_rn(beta, v)))));
+		y[i] = v > threshold ? v : sp;
+	}
+}
