@@ -39,6 +39,7 @@ static const char usage[] =
 	"global options:\n"
 	"  --db PATH        history database (default $XDG_DATA_HOME/kbx/history.db)\n"
 	"  --tasks DIR      task catalogue (default: the built-in one, or $KBX_TASKS)\n"
+	"  --theme NAME     explorer colours: default, light, high-contrast, mono (or $KBX_THEME)\n"
 	"  -h, --help       this help; `kbx COMMAND --help` for a command's options\n"
 	"  -V, --version    version and git revision\n";
 
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "tasks", required_argument, NULL, 't' },
 		{ "no-history", no_argument, NULL, 'n' },
+		{ "theme", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
 		case 'd': c.db_path = optarg; break;
 		case 't': c.tasks_root = optarg; break;
 		case 'n': c.no_history = 1; break;
+		case 'T': tui_set_theme(optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
 		case 'V': version(); return 0;
 		default: fputs(usage, stderr); return 2;

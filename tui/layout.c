@@ -88,14 +88,6 @@ int list_move(struct listview *lv, int delta, int n, int rows)
 	return lv->sel != old;
 }
 
-int list_next_ok(int from, int dir, int n, int (*ok)(int i, void *ctx), void *ctx)
-{
-	for (int i = from; i >= 0 && i < n; i += dir)
-		if (ok(i, ctx))
-			return i;
-	return -1;
-}
-
 void layout_sparkline(const double *v, int n, char *buf, size_t len)
 {
 	size_t off = 0;

@@ -35,9 +35,6 @@ struct listview {
 void list_clamp(struct listview *lv, int n, int rows);
 /* Move by delta rows (page moves pass +-rows); returns 1 when the selection changed. */
 int list_move(struct listview *lv, int delta, int n, int rows);
-/* Move to the next (dir 1) or previous (-1) index >= from for which ok(i) holds; for lists where
- * only some rows are selectable. Returns the index or -1. */
-int list_next_ok(int from, int dir, int n, int (*ok)(int i, void *ctx), void *ctx);
 
 /* Sparkline of n values in [0, 1] (< 0: no data, shown as a space) into buf; levels from the
  * current glyphs. */

@@ -958,21 +958,3 @@ void session_golden_info_free(struct golden_info *g)
 	free(g->rows);
 	memset(g, 0, sizeof(*g));
 }
-
-void session_hints(const struct screen_ops *ops, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (const enum action *a = ops->hints; a && *a != ACT_NONE; a++) {
-		char k[32];
-		int n = snprintf(buf + off, len - off, "%s%s %s", off ? "  " : " ", keys_first(*a, k, sizeof(k)),
-				 keys_brief(*a));
-
-		if (n < 0 || (size_t)n >= len - off) {
-			buf[off] = '\0';
-			break;
-		}
-		off += (size_t)n;
-	}
-}

@@ -302,6 +302,35 @@ static void next_theme(struct tui *t)
 
 /* ---- $EDITOR ----------------------------------------------------------------------------- */
 
+/* sh -c script name arg, waiting for it with SIGINT and SIGQUIT ignored here (as system()
+ * does: a ^C meant for the editor must not end the explorer). Returns a wait status or -1. */
+static int run_command(const char *script, const char *name, const char *arg)
+{
+	struct sigaction ign, old_int, old_quit;
+	int status = -1;
+	pid_t pid;
+
+	memset(&ign, 0, sizeof(ign));
+	sigemptyset(&ign.sa_mask);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", script, name, arg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return status;
+}
+
 static void run_editor(struct tui *t)
 {
 	struct candidate *c = tui_candidate(t);
@@ -333,12 +362,14 @@ static void run_editor(struct tui *t)
 		close(fd);
 		path = tmp;
 	}
-	/* The editor gets the terminal: leave curses mode and come back to the same screen. */
-	cmd = xasprintf("%s '%s'", ed, path);
+	/* The editor gets the terminal: leave curses mode and come back to the same screen. As git
+	 * does, $EDITOR is shell text (it may carry arguments) and the file is passed as "$1", so a
+	 * path needs no quoting. */
+	cmd = xasprintf("%s \"$@\"", ed);
 	def_prog_mode();
 	paste_mode(0);
 	endwin();
-	status = system(cmd);
+	status = run_command(cmd, ed, path);
 	reset_prog_mode();
 	paste_mode(1);
 	draw_invalidate();
@@ -686,6 +717,9 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR)
 			break;
 		if (got_signal)
+			break;
+		/* the terminal went away without a SIGHUP: nothing more can come */
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
 		if (pfd[1].revents & POLLIN) {
 			char buf[64];

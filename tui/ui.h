@@ -229,7 +229,4 @@ int session_view_history(struct tui *t, long long run_id);
 void session_golden_info(struct tui *t, const struct task *task, struct golden_info *g);
 void session_golden_info_free(struct golden_info *g);
 
-/* The bottom bar's hint text for a screen. */
-void session_hints(const struct screen_ops *ops, char *buf, size_t len);
-
 #endif

@@ -34,8 +34,10 @@ no() {
 # start [env...]: a fresh explorer in a 100x30 terminal; its exit status lands on the screen
 start() {
 	T kill-session -t kbx 2>/dev/null
+	rm -f "$tmp/pid"
+	# the inner sh writes its pid and becomes the explorer (exec), so the pid is the explorer's
 	T new-session -d -s kbx -x 100 -y 30 \
-		"env HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
+		"sh -c 'echo \$\$ >\"$tmp/pid\"; exec env \"\$@\"' sh HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
 }
 screen() { T capture-pane -p -t kbx; }
 # wait_for REGEX [SECONDS]: until the screen shows it
@@ -55,6 +57,8 @@ expect() {  # expect REGEX DESCRIPTION [SECONDS]
 keys() { for k in "$@"; do T send-keys -t kbx "$k"; sleep 0.15; done; }
 text() { T send-keys -t kbx -l "$1"; sleep 0.2; }
 alt_off() { [ "$(T display -p -t kbx '#{alternate_on}')" = 0 ]; }
+# the explorer's pid (never some other kbx on the machine)
+kbx_pid() { cat "$tmp/pid" 2>/dev/null; }
 
 cat >"$tmp/broken.cu" <<'CU'
 // @kbx launch k<<<cdiv(n, 256), 256>>>(x, y, n, approximate)
@@ -187,10 +191,23 @@ if alt_off; then ok "the terminal is restored"; else no "alternate screen still 
 # ---- SIGTERM -----------------------------------------------------------------------------------
 start
 expect "Categories" "a third session starts"
-pid=$(pgrep -n -f -- "$kbx --tasks")
+pid=$(kbx_pid)
 if [ -n "$pid" ]; then kill -TERM "$pid"; fi
 expect "EXIT=143" "SIGTERM ends the explorer"
 if alt_off; then ok "the terminal is restored after SIGTERM"; else no "alternate screen still on after SIGTERM"; fi
+
+# ---- Ctrl-C, and a crash ------------------------------------------------------------------------
+start
+expect "Categories" "a session for Ctrl-C starts"
+keys C-c
+expect "EXIT=130" "Ctrl-C (SIGINT) ends the explorer"
+if alt_off; then ok "the terminal is restored after Ctrl-C"; else no "alternate screen still on after Ctrl-C"; fi
+start
+expect "Categories" "a session for a crash starts"
+pid=$(kbx_pid)
+if [ -n "$pid" ]; then kill -SEGV "$pid"; fi
+expect "EXIT=139" "a crash (SIGSEGV) ends the explorer"
+if alt_off; then ok "the terminal is restored after a crash"; else no "alternate screen still on after a crash"; fi
 
 # ---- NO_COLOR --------------------------------------------------------------------------------
 start "NO_COLOR=1"

@@ -1,7 +1,7 @@
 // @kbx expect wrong
 // Mistake: the batch variance in one f32 pass as E[x^2] - E[x]^2. Fine for centred data, but with
-// |mean| >> std the two terms cancel: on training_long_channels (uniform(100, 101), var = 1/12)
-// E[x^2] ~ 10100 carries an f32 error of ~1e-3, a percent of the variance. Same stages and scratch
+// |mean| >> std the two terms cancel: on training_long_channels (uniform(30, 31), var = 1/12) the f32
+// sums behind E[x^2] ~ 930 lose ~0.1% of the variance, ~2e-4 in the outputs. Same stages and scratch
 // names as the reference: the first wrong stage reported is `bn_invstd` (bn_mean is still right).
 //
 // @kbx scratch bn_mean f32 [c]

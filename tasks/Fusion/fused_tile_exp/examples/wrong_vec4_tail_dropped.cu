@@ -1,9 +1,9 @@
 // @kbx expect wrong
 // Mistake: tail not handled. A fused float4 kernel: thread v reads x[4v .. 4v+3], exponentiates and
 // stores the four values into every copy; the n % 4 trailing values have no thread and are never
-// written. Right only when n % 4 == 0 (the perf sizes, the 256 and
-// 32 x 32 draws, test_case_2); wrong on the [1, 2, 3] test cases, reps_1, reps_7_odd, reps_12 and
-// special_fixed. One kernel, no scratch: y is wrong.
+// written. Right only when n % 4 == 0 (the perf sizes, the 256 and 32 x 32 draws, test_case_2);
+// wrong on the [1, 2, 3] test cases, reps_1, reps_7_odd, reps_12_dims_2x2x3 and special_fixed. One
+// kernel, no scratch: y is wrong.
 //
 // @kbx launch exp_tile4<<<max(1, min(cdiv(n, 1024), 65536)), 256>>>(x, y, n, reps)
 

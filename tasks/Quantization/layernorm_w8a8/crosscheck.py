@@ -1,0 +1,11 @@
+# Cross-check of Quantization/layernorm_w8a8 against KernelBenchX's PyTorch function (tools/crosscheck.py).
+#
+# Not cross-checked. KernelBenchX's function is the plain f32 F.layer_norm, and the tool would hold
+# this task's reference to the task's metric thresholds against it; but the per-row int8 output
+# step is itself farther than rmse 0.1 from the unquantized layer norm where the affine output is
+# large (numpy model of the reference: 0.24 to 0.33 on corner_extreme_affine, 0.22 to 0.26 on
+# large_affine). The thresholds are met only by giving up the quantization, so the reference is
+# checked against a numpy model of the contract instead (see task.ini [tolerance]). The call would
+# be {"y": fn(a["input"], (a["d"],), a["weight"], a["bias"], eps=a["eps"])} (weight = 1 and
+# bias = 0 stand for None).
+call = None

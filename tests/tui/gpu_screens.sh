@@ -1,0 +1,67 @@
+#!/bin/sh
+# The explorer on a GPU: runs the wrong example of a Fusion task (attention, whose softmax stage
+# goes wrong) and of a Quantization task (matmul_w8a8, per-tensor scales), and a passing example
+# with its perf rows, from the TUI, and saves the screens (results, diff with worst elements,
+# heatmap, histogram, quantization lens) as text under OUT (default ./tui-screens). Not part of
+# make check; skips (77) without tmux or a CUDA device.
+#
+#   KBX_BUILDDIR=. OUT=/tmp/screens tests/tui/gpu_screens.sh
+builddir=${KBX_BUILDDIR:-.}
+srcdir=${KBX_SRCDIR:-.}
+kbx="$builddir/kbx"
+out=${OUT:-./tui-screens}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not found"; exit 77; }
+"$kbx" doctor 2>/dev/null | grep -q '^gpu  *ok' || { echo "SKIP: no CUDA device"; exit 77; }
+case $kbx in /*) ;; *) kbx="$(pwd)/$kbx" ;; esac
+tasks=${KBX_TASKS:-$srcdir/tasks}
+mkdir -p "$out"
+tmp=$(mktemp -d)
+S="$tmp/tmux.sock"
+T() { tmux -S "$S" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+T new-session -d -s keep "sleep 100000"
+T new-session -d -s k -x 100 -y 32 "env KBX_DB='$tmp/h.db' LANG=C.UTF-8 LC_ALL=C.UTF-8 '$kbx' --tasks '$tasks'; sleep 1000"
+wait_for() {
+	i=0
+	while [ $i -lt "${2:-600}" ]; do
+		T capture-pane -p -t k | grep -qE -- "$1" && return 0
+		sleep 0.5
+		i=$((i + 1))
+	done
+	echo "timed out waiting for /$1/"
+	T capture-pane -p -t k
+	return 1
+}
+keys() { for k in "$@"; do T send-keys -t k "$k"; sleep 0.4; done; }
+text() { T send-keys -t k -l "$1"; sleep 0.4; }
+cap() { T capture-pane -p -t k >"$out/$1.txt"; }
+home() { i=0; while [ $i -lt 10 ] && ! T capture-pane -p -t k | grep -q "Categories"; do keys q; i=$((i + 1)); done; }
+run_example() {  # search pattern, example key, name
+	home
+	keys /
+	text "$1"
+	keys Enter Enter
+	wait_for "contract" 20 || return 1
+	keys "$2"
+	wait_for "candidate . " 20 || return 1
+	keys r
+	wait_for "verdict +[a-z_]+" 1000 || return 1
+	keys Enter
+	sleep 1
+	cap "${3}_results"
+}
+fail=0
+wait_for "golden|GPU" 30 || fail=1
+sleep 2
+cap 01_browser
+run_example '^fusion/attention$' 3 02_fusion && { keys d; sleep 1; cap 02_fusion_diff; } || fail=1
+run_example '^quantization/matmul_w8a8$' 3 03_quant && { keys d; sleep 1; cap 03_quant_diff; } || fail=1
+T resize-window -t k -x 80 -y 24
+sleep 1
+cap 03_quant_diff_80x24
+T resize-window -t k -x 100 -y 32
+run_example '^fusion/fused_add_gelu$' 1 04_pass && { keys G; sleep 1; cap 04_pass_perf; } || fail=1
+keys Q
+echo "screens in $out:"
+ls "$out"
+exit $fail
