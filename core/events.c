@@ -591,7 +591,11 @@ static void read_cmp(struct dec *d, const json_t *o, struct cmp_result *c)
 	for (i = 0; tiles && i < json_array_size(tiles) && i < nt; i++)
 		c->tiles[i] = (float)value_num(d, json_array_get(tiles, i), "tiles");
 	{
-		const json_t *h = get_array(d, o, "hist", CMP_HIST);
+		/* Optional: results written before the histogram existed have none (all zeros). */
+		const json_t *h = json_object_get(o, "hist");
+
+		if (h && (!json_is_array(h) || json_array_size(h) > CMP_HIST))
+			fail(d, "hist");
 
 		if (h && json_array_size(h) != CMP_HIST)
 			fail(d, "hist");

@@ -927,15 +927,61 @@ void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h)
 	}
 }
 
+/* The error histogram over every element (cmp_result.hist, see CMP_HIST), largest errors first. */
+static void histogram_all(struct doc *d, const struct cmp_result *c, int w, int h)
+{
+	static const char *const labels[CMP_HIST] = {
+		"exact", "<1e-6", "1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1", "1e1", "1e2", "1e3", "1e4", "1e5",
+		">=1e6", "NaN/Inf",
+	};
+	unsigned long long total = 0, maxc = 1;
+	int lo = -1, hi = -1, barw = w - 22, rows;
+
+	for (int i = 0; i < CMP_HIST; i++) {
+		total += c->hist[i];
+		if (c->hist[i] > maxc)
+			maxc = c->hist[i];
+		if (c->hist[i]) {
+			hi = i;
+			if (lo < 0)
+				lo = i;
+		}
+	}
+	doc_addf(d, ROLE_DIM, "|err|/tol over all %llu elements (1 and up fail)", total);
+	doc_newline(d);
+	if (barw < 4)
+		barw = 4;
+	rows = h - 1;
+	/* Only the bins that hold elements, so that the extremes always fit. */
+	for (int i = hi; i >= lo && rows > 0; i--) {
+		int lv = i == 0 ? 0 : i < 5 ? 1 : i < 8 ? 2 : i < 11 ? 3 : 4;
+
+		if (!c->hist[i])
+			continue;
+		rows--;
+
+		doc_addcol(d, ROLE_LABEL, labels[i], 8, 1);
+		doc_add(d, ROLE_NORMAL, " ");
+		/* Bars on a log scale: a handful of bad elements among millions must still show. */
+		for (int k = 0; k < layout_bar_cells(c->hist[i] ? log10((double)c->hist[i]) + 1 : 0, log10((double)maxc) + 1,
+						     barw); k++)
+			doc_add(d, heat_roles[lv], glyphs()->hist);
+		doc_addf(d, ROLE_NUMBER, " %llu", c->hist[i]);
+		doc_newline(d);
+	}
+}
+
 void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 {
-	/*
-	 * TODO(compare): struct cmp_result needs a histogram over EVERY element, e.g.
-	 *     unsigned long long err_hist[CMP_HIST_BINS];  // count per decade of |err|/tol
-	 *     int err_hist_lo;                             // decade of bin 0
-	 * filled by compare_buffers. Until it exists the histogram is drawn from the worst elements
-	 * (at most CMP_WORST of them), and says so.
-	 */
+	int any = 0;
+
+	for (int i = 0; i < CMP_HIST; i++)
+		any |= c->hist[i] != 0;
+	if (any) {
+		histogram_all(d, c, w, h);
+		return;
+	}
+	/* Results recorded before the histogram existed: draw it from the worst elements. */
 	double v[CMP_WORST];
 	int bins[16], lo, zeros, nonfinite, nb, n = 0, maxc = 1, barw;
 

@@ -323,6 +323,23 @@ static void test_diff_parts(void **state)
 	must_find(&d, "1e-4 ");
 	assert_int_equal(role_at(&d, "1 worst") < 0, 1);
 	doc_clear(&d);
+	/* with the engine's histogram over every element: those counts, largest errors first */
+	{
+		struct cmp_result all = c.outputs[0].cmp;
+
+		memset(all.hist, 0, sizeof(all.hist));
+		all.hist[0] = 1000000;
+		all.hist[3] = 40;
+		all.hist[9] = 7;
+		all.hist[15] = 2;
+		report_histogram(&d, &all, 40, 8);
+		must_find(&d, "over all 1000049 elements");
+		must_find(&d, "NaN/Inf");
+		must_find(&d, " 1000000");
+		assert_true(role_at(&d, "NaN/Inf") >= 0);
+		assert_true(strstr(doc_text(&d, 1), "NaN/Inf") != NULL);   /* worst first */
+		doc_clear(&d);
+	}
 	/* Quantization: metrics against the task's thresholds, and evidence */
 	{
 		const struct task *q = catalogue_find(&cat, "Quantization/matmul_w8a8");

@@ -125,6 +125,7 @@ ldl_bunch_kaufman(const float* __restrict__ a, float* __restrict__ ld, int* __re
 				kstep = 2;
 			}
 		}
+		__syncthreads(); // every thread has read W for its decision before the exchange writes it
 		const long long kk = k + kstep - 1;
 		if (!skip && kp != kk) { // exchange rows / columns kk and kp of the trailing part
 			for (long long i = kp + 1 + tid; i < n; i += THREADS)

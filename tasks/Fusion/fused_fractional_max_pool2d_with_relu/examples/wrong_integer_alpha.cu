@@ -1,9 +1,9 @@
 // @kbx expect wrong
 // Mistake: the interval step alpha = (in - k) / (out - 1) computed in integer arithmetic. Right
-// whenever out - 1 divides in - k (KernelBenchX's test_case_1..3, 6 / 3, and the consecutive
-// windows), wrong otherwise (test_case_4_kernel3: 5 / 3 becomes 1; the random draws: 30 / 15 is
-// exact but ratio cases like non_square are not). Same stages and scratch names as the reference;
-// `random_samples` and `relu` match, so the wrong stage is the pooling, the outputs.
+// whenever out - 1 divides in - k (KernelBenchX's test_case_1..3: 6 / 3, its random draws: 30 / 15,
+// consecutive_windows), wrong otherwise (test_case_4_kernel3: 5 / 3 becomes 1, non_square, kernel_1,
+// perf_layout). Same stages and scratch names as the reference; `random_samples` and `relu` match,
+// so the wrong stage is the pooling, the outputs.
 //
 // @kbx scratch random_samples f32 [n * c * 2]
 // @kbx scratch relu f32 [n, c, h, w]

@@ -1,7 +1,7 @@
 // @kbx expect wrong
 // Mistake: skips quantization and computes the exact f32 attention (what KernelBenchX's own
 // reference computes). Per-token int8 is accurate enough that these outputs stay inside the metric
-// thresholds against the quantizing reference (rmse <= 0.016), so the metrics alone would pass it;
+// thresholds against the quantizing reference (rmse <= 0.05), so the metrics alone would pass it;
 // the source shows none of the evidence the task requires (no rounding to an integer grid, no
 // clamp, no scales, no integer accumulation), so it cannot pass.
 //
