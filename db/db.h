@@ -19,7 +19,7 @@
 
 struct db;
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);

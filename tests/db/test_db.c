@@ -230,8 +230,8 @@ static void test_open_fresh(void **state)
 	snprintf(path, sizeof(path), "%s/a/b/history.db", dir);
 	assert_int_equal(db_open(path, &db), KBX_OK);
 	assert_non_null(db);
-	assert_int_equal(db_schema_version(db), 1);
-	assert_int_equal(DB_SCHEMA_VERSION, 1);
+	assert_int_equal(db_schema_version(db), 2);
+	assert_int_equal(DB_SCHEMA_VERSION, 2);
 	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(q_int(db, "PRAGMA synchronous"), 1);    /* NORMAL */
@@ -288,12 +288,12 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct db *db = (struct db *)&db;
 
-	exec(f->db, "PRAGMA user_version = 2");
+	exec(f->db, "PRAGMA user_version = 3");
 	db_close(f->db);
 	f->db = NULL;
 	assert_int_equal(db_open(f->path, &db), KBX_EDB);
 	assert_null(db);
-	assert_non_null(strstr(kbx_last_error(), "schema version 2"));
+	assert_non_null(strstr(kbx_last_error(), "schema version 3"));
 	assert_non_null(strstr(kbx_last_error(), "newer"));
 	assert_non_null(strstr(kbx_last_error(), f->path));
 	/* leave it openable for teardown */
@@ -301,10 +301,27 @@ static void test_newer_schema_refused(void **state)
 		sqlite3 *sq;
 
 		assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(sq);
 	}
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+}
+
+/* A version 1 history (made by an older kbx) is migrated to version 2: the covering indexes
+ * appear and the runs stay. */
+static void test_migrate_v1_to_v2(void **state)
+{
+	struct fixture *f = *state;
+
+	add_run(f->db, "Math/add", "Math", V_PASS, 10, 1.5, -1);
+	exec(f->db, "DROP INDEX runs_category_summary");
+	exec(f->db, "DROP INDEX runs_task_summary");
+	exec(f->db, "PRAGMA user_version = 1");
+	db_close(f->db);
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+	assert_int_equal(db_schema_version(f->db), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'runs_%_summary'"), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
 }
 
 static void test_reopen_keeps_schema(void **state)
@@ -316,7 +333,7 @@ static void test_reopen_keeps_schema(void **state)
 	exec(f->db, "DROP INDEX runs_time");
 	db_close(f->db);
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
-	assert_int_equal(db_schema_version(f->db), 1);
+	assert_int_equal(db_schema_version(f->db), 2);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs_time'"), 0);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
 	/* and a second handle on the same file works alongside */
@@ -1226,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1_to_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_garbage_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_atomic, setup, teardown),
