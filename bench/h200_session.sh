@@ -13,7 +13,7 @@ out=$3
 jobs=${JOBS:-12}
 mkdir -p "$out"
 export KBX_TASKS=${KBX_TASKS:-$PWD/tasks} KBX_DB=${KBX_DB:-/tmp/kbx-session.db} PYTHONUNBUFFERED=1
-"$kbx" doctor | tee "$out/doctor.txt"
+"$kbx" doctor
 start=$(date +%s)
 KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD KBX_GPU_JOBS=$jobs timeout "${GPU_LIMIT:-220}" sh tests/gpu/gpu.sh \
 	>"$out/gpu.log" 2>&1
@@ -25,4 +25,5 @@ timeout "${CROSS_LIMIT:-200}" python3 tools/crosscheck.py --kbx "$kbx" --kernelb
 echo "crosscheck: rc=$? in $(( $(date +%s) - start )) s"
 tail -1 "$out/crosscheck.txt"
 grep -E ' FAIL ' "$out/crosscheck.txt" | cut -c1-300
-timeout "${TIMING_LIMIT:-60}" python3 bench/timing_fidelity.py --kbx "$kbx" --rounds 5 --out "$out/timing.json" 2>&1 | tail -3
+timeout "${TIMING_LIMIT:-60}" python3 bench/timing_fidelity.py --kbx "$kbx" --rounds 5 >"$out/timing.txt" 2>&1
+tail -3 "$out/timing.txt"

