@@ -114,7 +114,7 @@ static void tp_case(void *ctx, const struct case_result *c)
 		if (m->pass && !p->verbose)
 			continue;
 		fprintf(p->out, "          output '%s': %zu elements, %zu outside tolerance (rtol %.3g atol %.3g), "
-			"%zu NaN and %zu Inf mismatches\n", c->outputs[i].arg, m->n, m->mismatches, m->rtol, m->atol,
+			"of which %zu NaN and %zu Inf mismatches\n", c->outputs[i].arg, m->n, m->mismatches, m->rtol, m->atol,
 			m->nan_mismatches, m->inf_mismatches);
 		fprintf(p->out, "          max abs %.3g  max rel %.3g  max ulp %.3g  cosine %.6f  l1_rel %.3g  rmse %.3g\n",
 			m->max_abs, m->max_rel, m->max_ulp, m->cosine, m->l1_relative, m->rmse);

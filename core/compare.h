@@ -53,7 +53,7 @@ struct cmp_elem {
 
 struct cmp_result {
 	size_t n;               /* elements compared (components for c64) */
-	size_t mismatches;      /* elements outside tolerance (elementwise rule) */
+	size_t mismatches;      /* elements outside tolerance (elementwise rule), NaN/Inf mismatches included */
 	size_t nan_mismatches;  /* NaN in one and not the other */
 	size_t inf_mismatches;  /* infinities that differ */
 	double max_abs, max_rel, max_ulp;

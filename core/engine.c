@@ -854,7 +854,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			if (o->cmp.nworst)
 				describe_elem(at, sizeof(at), &o->cmp.worst[0]);
 			sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s)",
-				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches + o->cmp.nan_mismatches + o->cmp.inf_mismatches,
+				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches,
 				  o->cmp.n, o->cmp.max_abs, at);
 		}
 	}
@@ -936,7 +936,7 @@ static enum kbx_status check_determinism(struct run *r, struct case_ctx *c, void
 			cr->verdict = V_WRONG;
 			cr->message = xasprintf("a second run on the same inputs is wrong: output '%s' has %zu elements outside "
 						"tolerance (%zu left unwritten)", b->arg->name,
-						cmp.mismatches + cmp.nan_mismatches + cmp.inf_mismatches,
+						cmp.mismatches,
 						count_unwritten(b, second[i], c->ref_out[i]));
 		}
 	}

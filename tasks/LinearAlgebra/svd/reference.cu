@@ -1,0 +1,305 @@
+// svd reference: one-sided Jacobi SVD in f64, one cooperative kernel.
+//
+// The k = min(m, n) columns of A (rows of A when m < n: then A^T is decomposed) are copied as
+// the rows of an f64 scratch W (length L = max(m, n)) and orthogonalized by jacobi_rotate_rows
+// (parallel cyclic Jacobi: rounds of disjoint pairs, one warp per pair, a grid barrier per
+// round, sweeps until one rotates nothing; the rotations accumulate in Vt, k x k). Then
+// sigma_j = |w_j|, sorted descending (ranks), and
+//   m >= n: U[:, r] = w_j / sigma_j, Vh[r, :] = Vt[j, :];   m < n: U[:, r] = Vt[j, :],
+//   Vh[r, :] = w_j / sigma_j   (r = the rank of sigma_j).
+// The long side (U when m >= n, Vh when m < n) needs more vectors than Jacobi gives when
+// full_matrices = 1 (L - k of them) or when a singular value is exactly 0 (its w_j is the zero
+// vector): block 0 completes the basis with Gram-Schmidt (twice) of unit vectors e_t against
+// every vector already there, taking the first e_t that keeps a norm above 0.5.
+//
+// A rank-deficient A leaves rounding noise (~1e-16 |A|) in the rows that should vanish: rows
+// below 1e-15 |A|_F take no further rotation and count as singular value 0 (completed above).
+//
+// Precision: f64; the sweeps stop at relative orthogonality 1e-13, so singular values are
+// accurate to ~1e-13 relative and the vectors to ~1e-13 / (relative gap). The verifier measures
+// a candidate against these S; the vectors only through A = U S Vh and orthonormality.
+// Cost: each sweep reads W and Vt about three times per round; ~10 sweeps for these sizes.
+//
+// @kbx scratch w f64 [max(1, m * n)]
+// @kbx scratch vt f64 [max(1, min(m, n) * min(m, n))]
+// @kbx scratch sig f64 [max(1, min(m, n))]
+// @kbx scratch rk i64 [max(1, 2 * min(m, n))]
+// @kbx scratch z f64 [max(m, n) * max(m, n) + 2 * max(m, n) + 1]
+// @kbx scratch ok i32 [max(1, max(m, n))]
+// @kbx scratch flag i32 [2]
+// @kbx launch svd_jacobi<<<sms, 256>>>(a, u, s, vh, w, vt, sig, rk, z, ok, flag, batch, m, n, full_matrices) cooperative
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+#define THREADS 256
+#define FULL 0xffffffffu
+#define JACOBI_TOL 1e-13
+#define JACOBI_MAX_SWEEPS 40
+#define JACOBI_NEGLIGIBLE 1e-30 // (1e-15)^2, relative to |A|_F^2
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_xor_sync(FULL, v, off);
+	return v;
+}
+
+// One-sided (Hestenes) Jacobi: makes the K rows of W (length L, row-major) mutually orthogonal
+// by plane rotations, applying the same rotations to the rows of Vt (K x K, starts as I), so
+// that W = Vt B for the original rows B. Parallel cyclic order: each sweep is K2 - 1 rounds of
+// the circle method (K2 = K rounded up to even), every round K2 / 2 disjoint pairs, one warp
+// per pair, a grid barrier between rounds. A pair is rotated when |w_p . w_q| > JACOBI_TOL
+// |w_p| |w_q|; the sweeps stop after one that rotated nothing. A row whose squared norm falls
+// below JACOBI_NEGLIGIBLE |A|_F^2 is rounding noise left by the rotations (a rank-deficient A)
+// and takes part in no further rotation (its singular value is reported as 0 by
+// norms_and_ranks). flag[2] counts rotations of the current sweep (flag[0] must be 0 on
+// entry); fro[0] receives |A|_F^2 (summed by block 0 alone: deterministic). The whole grid
+// must call it.
+__device__ void jacobi_rotate_rows(cg::grid_group& grid, double* W, double* Vt, long long K, long long L, int* flag,
+				   double* fro)
+{
+	const int lane = threadIdx.x % 32;
+	const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const long long nwarps = (long long)gridDim.x * blockDim.x / 32;
+	const long long K2 = K + (K & 1);
+	if (blockIdx.x == 0) {
+		__shared__ double s_part[THREADS / 32];
+		double t = 0.0;
+		for (long long e = threadIdx.x; e < K * L; e += THREADS)
+			t += W[e] * W[e];
+		t = warp_sum(t);
+		if (lane == 0)
+			s_part[threadIdx.x / 32] = t;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			double f = 0.0;
+			for (int q = 0; q < THREADS / 32; q++)
+				f += s_part[q];
+			fro[0] = f;
+		}
+	}
+	grid.sync();
+	const double negligible = JACOBI_NEGLIGIBLE * fro[0];
+	if (K < 2)
+		return;
+	for (int sweep = 0; sweep < JACOBI_MAX_SWEEPS; sweep++) {
+		for (long long r = 0; r < K2 - 1; r++) {
+			for (long long i = gwarp; i < K2 / 2; i += nwarps) {
+				long long p, q;
+				if (i == 0) {
+					p = r;
+					q = K2 - 1;
+				} else {
+					p = (r + i) % (K2 - 1);
+					q = (r - i + K2 - 1) % (K2 - 1);
+				}
+				if (p >= K || q >= K)
+					continue; // the dummy of an odd K
+				double* wp = W + p * L;
+				double* wq = W + q * L;
+				double a = 0.0, b = 0.0, g = 0.0;
+				for (long long e = lane; e < L; e += 32) {
+					const double x = wp[e], y = wq[e];
+					a += x * x;
+					b += y * y;
+					g += x * y;
+				}
+				a = warp_sum(a);
+				b = warp_sum(b);
+				g = warp_sum(g);
+				if (a < negligible || b < negligible || !(fabs(g) > JACOBI_TOL * sqrt(a) * sqrt(b)))
+					continue; // uniform over the warp
+				const double zeta = (b - a) / (2.0 * g);
+				const double t = (zeta >= 0.0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+				const double c = 1.0 / sqrt(1.0 + t * t), s = c * t;
+				for (long long e = lane; e < L; e += 32) {
+					const double x = wp[e], y = wq[e];
+					wp[e] = c * x - s * y;
+					wq[e] = s * x + c * y;
+				}
+				double* vp = Vt + p * K;
+				double* vq = Vt + q * K;
+				for (long long e = lane; e < K; e += 32) {
+					const double x = vp[e], y = vq[e];
+					vp[e] = c * x - s * y;
+					vq[e] = s * x + c * y;
+				}
+				if (lane == 0)
+					atomicAdd(&flag[sweep & 1], 1);
+			}
+			grid.sync();
+			if (r == 0 && blockIdx.x == 0 && threadIdx.x == 0)
+				flag[(sweep + 1) & 1] = 0; // everyone has read it (last sweep's verdict) by now
+		}
+		if (((volatile int*)flag)[sweep & 1] == 0) // read after the round's barrier: the same for every thread
+			break;
+	}
+	grid.sync(); // the verdict is read before anyone touches flag again
+}
+
+// sig[j] = |w_j| (0 for a negligible row, see jacobi_rotate_rows) and rk[j] = the rank of
+// sig[j] in descending order (ties by index), pj[rank] = j. Ends with a grid barrier.
+__device__ void norms_and_ranks(cg::grid_group& grid, const double* W, long long K, long long L, double* sig,
+				long long* rk, long long* pj, const double* fro)
+{
+	const int lane = threadIdx.x % 32;
+	const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	const long long gstride = (long long)gridDim.x * blockDim.x;
+	for (long long j = gtid / 32; j < K; j += gstride / 32) {
+		double s = 0.0;
+		for (long long e = lane; e < L; e += 32)
+			s += W[j * L + e] * W[j * L + e];
+		s = warp_sum(s);
+		if (lane == 0)
+			sig[j] = s < JACOBI_NEGLIGIBLE * fro[0] ? 0.0 : sqrt(s);
+	}
+	grid.sync();
+	for (long long j = gtid; j < K; j += gstride) {
+		long long r = 0;
+		for (long long i = 0; i < K; i++)
+			r += (sig[i] > sig[j] || (sig[i] == sig[j] && i < j)) ? 1 : 0;
+		rk[j] = r;
+		pj[r] = j;
+	}
+	grid.sync();
+}
+
+// v = e_t minus its projection on the rows q of z with ok[q] (twice, for accuracy); returns
+// |v|^2. One block; cf holds the coefficients.
+__device__ double complete_candidate(const double* z, const int* ok, long long nz, long long L, long long t, double* v,
+				     double* cf, double* s_red)
+{
+	const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+	for (long long i = tid; i < L; i += THREADS)
+		v[i] = (i == t) ? 1.0 : 0.0;
+	__syncthreads();
+	for (int pass = 0; pass < 2; pass++) {
+		for (long long q = tid; q < nz; q += THREADS) {
+			double c = 0.0;
+			if (ok[q])
+				for (long long i = 0; i < L; i++)
+					c += z[q * L + i] * v[i];
+			cf[q] = c;
+		}
+		__syncthreads();
+		for (long long i = tid; i < L; i += THREADS) {
+			double x = v[i];
+			for (long long q = 0; q < nz; q++)
+				x -= cf[q] * z[q * L + i];
+			v[i] = x;
+		}
+		__syncthreads();
+	}
+	double ss = 0.0;
+	for (long long i = tid; i < L; i += THREADS)
+		ss += v[i] * v[i];
+	ss = warp_sum(ss);
+	if (lane == 0)
+		s_red[warp] = ss;
+	__syncthreads();
+	ss = 0.0;
+	for (int q = 0; q < THREADS / 32; q++)
+		ss += s_red[q];
+	__syncthreads();
+	return ss;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+svd_jacobi(const float* __restrict__ a, float* __restrict__ u, float* __restrict__ s, float* __restrict__ vh,
+	   double* __restrict__ w, double* __restrict__ vt, double* __restrict__ sig, long long* __restrict__ rk,
+	   double* __restrict__ z, int* __restrict__ ok, int* __restrict__ flag, long long batch, long long m, long long n,
+	   int full_matrices)
+{
+	cg::grid_group grid = cg::this_grid();
+	__shared__ double s_red[THREADS / 32];
+	const int tid = threadIdx.x;
+	const long long gtid = (long long)blockIdx.x * blockDim.x + tid;
+	const long long gstride = (long long)gridDim.x * blockDim.x;
+	const bool tall = m >= n;
+	const long long K = tall ? n : m, L = tall ? m : n;
+	const long long ucols = full_matrices ? m : K, vhrows = full_matrices ? n : K;
+	const long long nz = full_matrices ? L : K; // vectors on the long side
+	long long* pj = rk + K;
+	double* v = z + L * L; // a candidate vector
+	double* cf = v + L;    // its coefficients against the basis
+
+	for (long long bi = 0; bi < batch; bi++) {
+		const float* A = a + bi * m * n;
+		for (long long e = gtid; e < m * n; e += gstride) {
+			const long long r = e / n, c = e % n;
+			if (tall)
+				w[c * m + r] = (double)A[e];
+			else
+				w[e] = (double)A[e];
+		}
+		for (long long e = gtid; e < K * K; e += gstride)
+			vt[e] = (e / K == e % K) ? 1.0 : 0.0;
+		if (gtid == 0)
+			flag[0] = 0;
+		grid.sync();
+		jacobi_rotate_rows(grid, w, vt, K, L, flag, z + L * L);
+		norms_and_ranks(grid, w, K, L, sig, rk, pj, z + L * L);
+
+		float* U = u + bi * m * ucols;
+		float* S = s + bi * K;
+		float* Vh = vh + bi * vhrows * n;
+		for (long long j = gtid; j < K; j += gstride)
+			S[rk[j]] = (float)sig[j];
+		for (long long e = gtid; e < K * K; e += gstride) { // the short side: rows of Vt
+			const long long j = e / K, i = e % K;
+			if (tall)
+				Vh[rk[j] * n + i] = (float)vt[e];
+			else
+				U[i * ucols + rk[j]] = (float)vt[e];
+		}
+		// the long side, as rows of z in rank order: w_j / sigma_j, or 0 (to complete)
+		for (long long e = gtid; e < nz * L; e += gstride) {
+			const long long r = e / L, i = e % L;
+			double val = 0.0;
+			if (r < K && sig[pj[r]] > 0.0)
+				val = w[pj[r] * L + i] / sig[pj[r]];
+			z[e] = val;
+		}
+		for (long long r = gtid; r < nz; r += gstride)
+			ok[r] = (r < K && sig[pj[r]] > 0.0) ? 1 : 0;
+		grid.sync();
+		if (blockIdx.x == 0) // completion: Gram-Schmidt (twice) of e_t against the rows with ok
+			for (long long r = 0; r < nz; r++) {
+				if (ok[r])
+					continue;
+				double best = -1.0;
+				long long tbest = 0;
+				bool taken = false;
+				for (long long t = 0; t <= L && !taken; t++) {
+					// t < L: try e_t (take it if it keeps more than half its length);
+					// t == L: none did, take the best one seen
+					const long long tt = t < L ? t : tbest;
+					const double ss = complete_candidate(z, ok, nz, L, tt, v, cf, s_red);
+					if (ss > best) {
+						best = ss;
+						tbest = tt;
+					}
+					if (ss > 0.25 || t == L) {
+						const double inv = 1.0 / sqrt(ss);
+						for (long long i = tid; i < L; i += THREADS)
+							z[r * L + i] = v[i] * inv;
+						__syncthreads();
+						if (tid == 0)
+							ok[r] = 1;
+						__syncthreads();
+						taken = true;
+					}
+				}
+			}
+		grid.sync();
+		for (long long e = gtid; e < nz * L; e += gstride) {
+			const long long r = e / L, i = e % L;
+			if (tall)
+				U[i * ucols + r] = (float)z[e];
+			else
+				Vh[r * n + i] = (float)z[e];
+		}
+		grid.sync(); // scratch reused by the next matrix
+	}
+}
