@@ -7,6 +7,7 @@
 
 #include "../core/golden.h"
 #include "../core/problem.h"
+#include "../core/starter.h"
 #include "../core/util.h"
 #include "cli.h"
 
@@ -14,17 +15,6 @@ static const char show_usage[] =
 	"usage: kbx show TASK [--json]\n"
 	"\n"
 	"A task's summary, arguments, tolerance, cases, perf rows and golden tables.\n";
-
-static const char *dir_name(enum arg_dir d)
-{
-	switch (d) {
-	case ARG_IN: return "in";
-	case ARG_OUT: return "out";
-	case ARG_INOUT: return "inout";
-	case ARG_SCALAR: return "scalar";
-	}
-	return "?";
-}
 
 static char *shape_text(const struct task_arg *a)
 {
@@ -52,7 +42,7 @@ static json_t *task_json(const struct task *t, const char *root)
 	json_object_set_new(o, "mirrors", json_string(t->mirrors ? t->mirrors : ""));
 	json_object_set_new(o, "verifier", json_string(t->verifier ? t->verifier : "elementwise"));
 	for (i = 0; i < t->nargs; i++) {
-		json_t *a = json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "dir", dir_name(t->args[i].dir), "dtype",
+		json_t *a = json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "dir", arg_dir_name(t->args[i].dir), "dtype",
 				      dtype_name(t->args[i].dtype));
 
 		if (t->args[i].dir != ARG_SCALAR) {
@@ -155,7 +145,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		} else {
 			char *sh = shape_text(a);
 
-			printf("  %-16s %-6s %-5s %s\n", a->name, dir_name(a->dir), dtype_name(a->dtype), sh);
+			printf("  %-16s %-6s %-5s %s\n", a->name, arg_dir_name(a->dir), dtype_name(a->dtype), sh);
 			free(sh);
 		}
 	}
@@ -202,33 +192,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 
 /* ----------------------------------------------------------------- starter ---- */
 
-static const char *c_type(const struct task_arg *a)
-{
-	int in = a->dir == ARG_IN;
-
-	switch (a->dtype) {
-	case DT_F32: return a->dir == ARG_SCALAR ? "float" : in ? "const float *" : "float *";
-	case DT_F64: return a->dir == ARG_SCALAR ? "double" : in ? "const double *" : "double *";
-	case DT_F16: return in ? "const __half *" : "__half *";
-	case DT_BF16: return in ? "const __nv_bfloat16 *" : "__nv_bfloat16 *";
-	case DT_I8: return in ? "const signed char *" : "signed char *";
-	case DT_U8:
-	case DT_BOOL: return in ? "const unsigned char *" : "unsigned char *";
-	case DT_I16: return in ? "const short *" : "short *";
-	case DT_I32: return a->dir == ARG_SCALAR ? "int" : in ? "const int *" : "int *";
-	case DT_I64: return a->dir == ARG_SCALAR ? "long long" : in ? "const long long *" : "long long *";
-	case DT_C64: return in ? "const float2 *" : "float2 *";
-	case DT_COUNT: break;
-	}
-	return "void *";
-}
-
 int cmd_starter(struct cli *c, int argc, char **argv)
 {
 	const struct task *t;
-	const struct task_arg *out = NULL;
-	struct sbuf n = SBUF_INIT;
-	int i, d;
+	char *text;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		puts("usage: kbx starter TASK\n\nPrint a skeleton candidate: the kernel signature in argument order and a launch line.");
@@ -239,29 +206,8 @@ int cmd_starter(struct cli *c, int argc, char **argv)
 	t = cli_task(c, argv[1]);
 	if (!t)
 		return 2;
-	for (i = 0; i < t->nargs && !out; i++)
-		if (t->args[i].dir == ARG_OUT || t->args[i].dir == ARG_INOUT)
-			out = &t->args[i];
-	if (out && out->ndim) {
-		for (d = 0; d < out->ndim; d++)
-			sbuf_addf(&n, "%s(%s)", d ? " * " : "", out->shape[d]);
-	} else {
-		sbuf_adds(&n, "1");
-	}
-	printf("// Candidate for %s: %s\n", t->id, t->summary ? t->summary : "");
-	printf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n");
-	printf("// @kbx launch %s_kernel<<<cdiv(%s, 256), 256>>>(", t->name, n.buf);
-	for (i = 0; i < t->nargs; i++)
-		printf("%s%s", i ? ", " : "", t->args[i].name);
-	printf(")\nextern \"C\" __global__ void %s_kernel(", t->name);
-	for (i = 0; i < t->nargs; i++) {
-		const char *ty = c_type(&t->args[i]);
-		size_t l = strlen(ty);
-
-		printf("%s%s%s%s", i ? ", " : "", ty, ty[l - 1] == '*' ? "" : " ", t->args[i].name);
-	}
-	printf(")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
-	printf("\tif (i >= %s)\n\t\treturn;\n\t// TODO: compute element i\n}\n", n.buf);
-	sbuf_release(&n);
+	text = starter_text(t);
+	fputs(text, stdout);
+	free(text);
 	return 0;
 }

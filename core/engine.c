@@ -1062,17 +1062,6 @@ out:
 
 /* ----------------------------------------------------------------- export ---- */
 
-static const char *dir_word(enum arg_dir d)
-{
-	switch (d) {
-	case ARG_IN: return "in";
-	case ARG_OUT: return "out";
-	case ARG_INOUT: return "inout";
-	case ARG_SCALAR: return "scalar";
-	}
-	return "?";
-}
-
 /* DIR/<case>/: <arg>.npy (initial value of in/inout buffers), ref_<arg>.npy and cand_<arg>.npy
  * (out/inout after the run), manifest.json (bindings, args, files). */
 static enum kbx_status export_case(struct run *r, const struct case_ctx *c, const char *name, void **cand_out)
@@ -1105,7 +1094,7 @@ static enum kbx_status export_case(struct run *r, const struct case_ctx *c, cons
 		for (d = 0; d < pb->ndim; d++)
 			json_array_append_new(sh, json_integer(pb->shape[d]));
 		json_object_set_new(a, "name", json_string(pb->arg->name));
-		json_object_set_new(a, "dir", json_string(dir_word(pb->arg->dir)));
+		json_object_set_new(a, "dir", json_string(arg_dir_name(pb->arg->dir)));
 		json_object_set_new(a, "dtype", json_string(dtype_name(pb->arg->dtype)));
 		json_object_set_new(a, "npy_dtype", json_string(npy_descr(pb->arg->dtype)));
 		json_object_set_new(a, "shape", sh);

@@ -1227,6 +1227,17 @@ const struct task *catalogue_find(const struct catalogue *cat, const char *id_or
 	return found;
 }
 
+const char *arg_dir_name(enum arg_dir d)
+{
+	switch (d) {
+	case ARG_IN: return "in";
+	case ARG_OUT: return "out";
+	case ARG_INOUT: return "inout";
+	case ARG_SCALAR: return "scalar";
+	}
+	return "?";
+}
+
 const struct task_arg *task_find_arg(const struct task *t, const char *name)
 {
 	int i;

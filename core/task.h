@@ -112,6 +112,8 @@ void catalogue_free(struct catalogue *cat);
 const struct task *catalogue_find(const struct catalogue *cat, const char *id_or_name);
 
 const struct task_arg *task_find_arg(const struct task *t, const char *name);
+/* "in", "out", "inout" or "scalar". */
+const char *arg_dir_name(enum arg_dir d);
 /* Value of a binding in a list, or NULL. */
 const char *binding_get(const struct binding *b, int nb, const char *key);
 

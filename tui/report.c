@@ -69,17 +69,6 @@ int report_hist_role(const struct task_hist *h, const char **glyph)
 	return report_verdict_role(h->last);
 }
 
-static const char *dir_name(enum arg_dir d)
-{
-	switch (d) {
-	case ARG_IN: return "in";
-	case ARG_OUT: return "out";
-	case ARG_INOUT: return "inout";
-	case ARG_SCALAR: return "scalar";
-	}
-	return "?";
-}
-
 static void heading(struct doc *d, const char *text)
 {
 	doc_add(d, ROLE_HEADING, text);
@@ -350,7 +339,7 @@ void report_task(struct doc *d, const struct task *t, const struct golden_info *
 
 		doc_add(d, ROLE_NORMAL, "  ");
 		doc_addcol(d, ROLE_NORMAL, a->name, 16, 0);
-		doc_addcol(d, a->dir == ARG_SCALAR ? ROLE_DIM : ROLE_KEYWORD, dir_name(a->dir), 7, 0);
+		doc_addcol(d, a->dir == ARG_SCALAR ? ROLE_DIM : ROLE_KEYWORD, arg_dir_name(a->dir), 7, 0);
 		doc_addcol(d, ROLE_TYPE, dtype_name(a->dtype), 6, 0);
 		if (a->dir != ARG_SCALAR) {
 			char *sh = shape_text(a);

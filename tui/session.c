@@ -20,7 +20,7 @@
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "complete.h"
-#include "starter.h"
+#include "../core/starter.h"
 
 static const struct screen_ops *const all_screens[SCR_COUNT] = {
 #define SCREEN_PTR(id, ops) [id] = &ops,

@@ -12,7 +12,7 @@
 #include "core/nvrtc.h"
 #include "core/task.h"
 #include "core/util.h"
-#include "tui/starter.h"
+#include "core/starter.h"
 
 static struct catalogue cat;
 

@@ -1,11 +1,11 @@
 /*
- * starter.c - the starter skeleton (mirrors cmd_starter in cli/cmd_show.c byte for byte).
+ * starter.c - the starter skeleton (see starter.h).
  */
 #include "starter.h"
 
 #include <string.h>
 
-#include "../core/util.h"
+#include "util.h"
 
 static const char *c_type(const struct task_arg *a)
 {

@@ -1,0 +1,14 @@
+/*
+ * starter.h - the skeleton candidate for a task: the kernel signature in argument order and a
+ * launch line over the first output's element count. `kbx starter TASK` prints it and the
+ * explorer's "start from the starter" loads it.
+ */
+#ifndef KBX_STARTER_H
+#define KBX_STARTER_H
+
+#include "task.h"
+
+/* Caller frees. */
+char *starter_text(const struct task *t);
+
+#endif
