@@ -175,7 +175,6 @@ pinv_fixed_rcond(const float* __restrict__ a, float* __restrict__ y, double* __r
 		grid.sync();
 		jacobi_rotate_rows(grid, w, vt, K, L, flag, fro);
 		norms_and_ranks(grid, w, K, L, sig, rk, pj, fro);
-		const double cutoff = K > 0 ? (double)rcond * sig[pj[0]] : 0.0;
 		float* Y = y + bi * n * m;
 		for (long long e = gtid; e < n * m; e += gstride) {
 			const long long c = e / m, r = e % m; // A+ is n x m
