@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../core/engine.h"
+#include "../core/sanitizer.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
@@ -27,7 +28,13 @@ static const char run_usage[] =
 	"  --seed N               input seed (default 0)\n"
 	"  --no-perf              verify only\n"
 	"  --rows N               time only the last (largest) N perf rows\n"
-	"  --case NAME            run only this correctness case (no perf)\n"
+	"  --case NAME            run only this correctness case (no perf); a derived case by its\n"
+	"                         recipe, e.g. 'auto:n=97' or 'fuzz:n=37,scale=-0.251'\n"
+	"  --no-derived           skip the derived cases (scaled, negated, boundary sizes)\n"
+	"  --fuzz N               draw N more cases; the first that fails is shrunk and reported\n"
+	"  --sanitize TOOL        run under compute-sanitizer (memcheck, racecheck, initcheck,\n"
+	"                         synccheck): findings on the candidate's lines; implies --no-perf\n"
+	"                         and 20x the launch timeout\n"
 	"  --device N             CUDA device ordinal (default 0)\n"
 	"  --warmup MS            do_bench warm-up per row (default 25)\n"
 	"  --rep MS               do_bench repetition time per row (default 100)\n"
@@ -57,7 +64,9 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' }, { "warmup", required_argument, NULL, 'w' },
 		{ "rep", required_argument, NULL, 'R' }, { "launch-timeout", required_argument, NULL, 'L' },
 		{ "compile-timeout", required_argument, NULL, 'C' }, { "no-history", no_argument, NULL, 'n' },
-		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' },
+		{ "no-derived", no_argument, NULL, 'N' }, { "fuzz", required_argument, NULL, 'F' },
+		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
 	struct text_printer tp = { 0 };
@@ -92,6 +101,9 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'v': tp.verbose = 1; break;
 		case 'S': save_cubin = optarg; break;
 		case 'c': req.only_case = optarg; break;
+		case 'N': req.no_derived = 1; break;
+		case 'F': req.fuzz = (int)parse_num(optarg, "--fuzz", &bad); break;
+		case 'Z': req.sanitize = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return 2;
 		}
@@ -101,6 +113,14 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	if (optind >= argc || argc - optind > 2) {
 		fputs(run_usage, stderr);
 		return 2;
+	}
+	if (req.sanitize) {
+		if (!sanitizer_tool_ok(req.sanitize))
+			return cli_fail(2, "--sanitize expects memcheck, racecheck, initcheck or synccheck, not '%s'",
+					req.sanitize);
+		/* Timings under a sanitizer mean nothing, and every launch is many times slower. */
+		req.no_perf = 1;
+		req.launch_limit_s *= 20;
 	}
 	t = cli_task(c, argv[optind]);
 	if (!t)
@@ -308,6 +328,8 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.tasks_root = req.tasks_root ? req.tasks_root : c->tasks_root;
 	o.save_cubin = req.save_cubin;
 	o.only_case = req.only_case;
+	o.no_derived = req.no_derived;
+	o.fuzz = req.fuzz;
 	o.export_dir = req.export_dir;
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
 			db ? &cache : NULL, &ev, &sticky);

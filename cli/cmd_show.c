@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/derive.h"
 #include "../core/golden.h"
 #include "../core/problem.h"
 #include "../core/starter.h"
@@ -63,6 +64,18 @@ static json_t *task_json(const struct task *t, const char *root)
 		json_array_append_new(cases, json_pack("{s:s, s:o}", "name", t->cases[i].name, "bindings", b));
 	}
 	json_object_set_new(o, "cases", cases);
+	{
+		struct task_case *dc;
+		int ndc;
+		json_t *derived = json_array();
+
+		if (derive_auto(t, &dc, &ndc) == KBX_OK) {
+			for (i = 0; i < ndc; i++)
+				json_array_append_new(derived, json_string(dc[i].name));
+			derive_cases_free(dc, ndc);
+		}
+		json_object_set_new(o, "derived_cases", derived);
+	}
 	json_object_set_new(o, "perf_rows", json_integer(t->perf.nrows));
 	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b}", "rtol", t->tol.rtol, "atol", t->tol.atol,
 						      "metric", t->tol.metric));
@@ -154,6 +167,17 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		printf("  %-28s", t->cases[i].name);
 		for (j = 0; j < t->cases[i].nb; j++)
 			printf(" %s=%s", t->cases[i].b[j].key, t->cases[i].b[j].value);
+		putchar('\n');
+	}
+	{
+		json_t *dc = json_object_get(o, "derived_cases");
+		size_t k;
+
+		printf("\nderived cases (%zu)", json_array_size(dc));
+		for (k = 0; k < json_array_size(dc); k++)
+			printf("%s%s", k % 6 ? "  " : "\n  ", json_string_value(json_array_get(dc, k)));
+		if (t->derive_values_off)
+			printf("\n  no scaled inputs: %s", t->derive_values_off);
 		putchar('\n');
 	}
 	printf("\nperf rows  %d", t->perf.nrows);

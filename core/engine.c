@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive.h"
 #include "golden.h"
 #include "gpu.h"
 #include "inputs.h"
@@ -927,6 +928,12 @@ static enum kbx_status check_determinism(struct run *r, struct case_ctx *c, void
 		if (b->arg->dir == ARG_IN || compare_bitwise(first[i], second[i], b->bytes))
 			continue;
 		cr->nondeterministic = 1;
+		if (r->t->deterministic && cr->verdict == V_PASS) {
+			cr->verdict = V_WRONG;
+			cr->message = xasprintf("nondeterministic: a second run on the same inputs gave different bits in "
+						"output '%s' (this task demands bit-identical results)", b->arg->name);
+			continue;
+		}
 		/* Different bits are a warning; a second run that is wrong is a wrong kernel (one that
 		 * skips work it thinks it has done, or races). */
 		if (t_is_property(r->t))
@@ -1132,10 +1139,10 @@ static enum kbx_status export_case(struct run *r, const struct case_ctx *c, cons
 
 /* ------------------------------------------------------------------ cases ---- */
 
-static enum kbx_status run_case(struct run *r, int index, struct case_result *cr)
+static enum kbx_status run_case(struct run *r, const struct task_case *tc, int index, struct case_result *cr)
 {
 	const struct task *t = r->t;
-	const char *name = t->cases[index].name;
+	const char *name = tc->name;
 	int distribution = t->verifier && !strcmp(t->verifier, "distribution");
 	struct case_ctx c = { 0 };
 	void **first = NULL;
@@ -1147,7 +1154,7 @@ static enum kbx_status run_case(struct run *r, int index, struct case_result *cr
 	snprintf(cr->name, sizeof(cr->name), "%s", name);
 	cr->index = index;
 	snprintf(label, sizeof(label), "case %s", name);
-	st = problem_from_case(t, index, &c.pb);
+	st = problem_from_case_spec(t, tc, &c.pb);
 	if (!st && distribution) {
 		st = make_inputs(r, &c.pb, name, &c.in);
 		if (!st)
@@ -1167,6 +1174,168 @@ static enum kbx_status run_case(struct run *r, int index, struct case_result *cr
 	case_ctx_free(r, &c);
 	cr->seconds = now_seconds() - t0;
 	return st;
+}
+
+/* Run one case, report it and fold it into the summary. *ended is set when the run finished
+ * (a sticky CUDA error). */
+static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, int index, int *ended)
+{
+	struct case_result cr;
+	enum kbx_status st;
+
+	st = run_case(r, tc, index, &cr);
+	if (st) {
+		case_result_free(&cr);
+		if (r->sticky || gpu_is_sticky(r->gpu)) {
+			r->sticky = 1;
+			finish(r, V_RUNTIME_ERROR, "case %s: %s", tc->name, kbx_last_error());
+			*ended = 1;
+			st = KBX_OK;
+		}
+		return st;
+	}
+	r->sum.cases_total++;
+	if (cr.verdict == V_PASS)
+		r->sum.cases_passed++;
+	if (cr.nondeterministic)
+		r->sum.warnings |= WARN(W_NONDETERMINISTIC);
+	if (r->ev->case_done)
+		r->ev->case_done(r->ev->ctx, &cr);
+	if (cr.verdict != V_PASS && r->sum.verdict == V_PASS) {
+		r->sum.verdict = cr.verdict;
+		free(r->sum.message);
+		r->sum.message = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : verdict_name(cr.verdict));
+	}
+	case_result_free(&cr);
+	if (r->sticky) {
+		finish(r, V_RUNTIME_ERROR, "%s", r->sum.message ? r->sum.message : "sticky CUDA error");
+		*ended = 1;
+	}
+	return KBX_OK;
+}
+
+/* Whether a derived case passes, without reporting it (shrinking tries many). -1: the run
+ * ended (sticky error). */
+static int case_passes(struct run *r, const char *name)
+{
+	struct task_case tc;
+	struct case_result cr;
+	int pass;
+
+	if (derive_case(r->t, name, &tc)) {
+		kbx_clear_error();
+		return 1;
+	}
+	if (run_case(r, &tc, -1, &cr)) {
+		kbx_clear_error();
+		pass = r->sticky || gpu_is_sticky(r->gpu) ? -1 : 1;
+	} else {
+		pass = cr.verdict == V_PASS;
+	}
+	case_result_free(&cr);
+	derive_case_free(&tc);
+	return pass;
+}
+
+/* Greedy shrinking: take the first smaller recipe that still fails, until none does. */
+#define SHRINK_MAX_RUNS 48
+
+static char *shrink(struct run *r, const char *failing)
+{
+	char *cur = xstrdup(failing);
+	int runs = 0, progress = 1;
+
+	while (progress && runs < SHRINK_MAX_RUNS && !r->sticky) {
+		char **next;
+		int n, k;
+
+		progress = 0;
+		if (derive_shrink(r->t, cur, &next, &n)) {
+			kbx_clear_error();
+			break;
+		}
+		for (k = 0; k < n && runs < SHRINK_MAX_RUNS; k++) {
+			int pass = case_passes(r, next[k]);
+
+			runs++;
+			if (pass < 0)
+				break;
+			if (!pass) {
+				emit_log(r, "fuzz: %s fails too", next[k]);
+				free(cur);
+				cur = xstrdup(next[k]);
+				progress = 1;
+				break;
+			}
+		}
+		derive_names_free(next, n);
+	}
+	return cur;
+}
+
+/* --fuzz N: N drawn cases; the first that fails is shrunk and reported with its recipe. */
+static enum kbx_status run_fuzz(struct run *r, int *ended)
+{
+	int i;
+
+	for (i = 0; i < r->o->fuzz; i++) {
+		struct task_case tc;
+		struct case_result cr;
+		enum kbx_status st;
+
+		st = derive_fuzz(r->t, r->o->seed, i, &tc);
+		if (st) {
+			emit_log(r, "fuzz: %s", kbx_last_error());
+			kbx_clear_error();
+			return KBX_OK;
+		}
+		st = run_case(r, &tc, r->t->ncases + i, &cr);
+		if (st) {
+			case_result_free(&cr);
+			derive_case_free(&tc);
+			if (r->sticky || gpu_is_sticky(r->gpu)) {
+				r->sticky = 1;
+				finish(r, V_RUNTIME_ERROR, "fuzz case %s: %s", tc.name, kbx_last_error());
+				*ended = 1;
+				st = KBX_OK;
+			}
+			return st;
+		}
+		if (cr.verdict != V_PASS) {
+			char *small = r->sticky ? xstrdup(tc.name) : shrink(r, tc.name);
+			struct task_case sc;
+
+			case_result_free(&cr);
+			derive_case_free(&tc);
+			if (r->sticky) {
+				finish(r, V_RUNTIME_ERROR, "fuzz case %s: sticky CUDA error", small);
+				*ended = 1;
+				free(small);
+				return KBX_OK;
+			}
+			/* Report the smallest failing case as the run's failing case. */
+			st = derive_case(r->t, small, &sc);
+			if (!st)
+				st = run_and_fold(r, &sc, r->t->ncases + i, ended);
+			if (!st)
+				derive_case_free(&sc);
+			if (!st && !*ended) {
+				char *m = r->sum.message;
+
+				r->sum.message = xasprintf("%s (fuzz draw %d of %d, shrunk; re-run: --case '%s'%s)", m ? m : "wrong",
+							   i + 1, r->o->fuzz, small, r->o->seed ? " with the same --seed" : "");
+				free(m);
+			}
+			free(small);
+			return st;
+		}
+		r->sum.cases_total++;
+		r->sum.cases_passed++;
+		case_result_free(&cr);
+		derive_case_free(&tc);
+	}
+	emit_log(r, "fuzz: %d drawn cases passed", r->o->fuzz);
+	return KBX_OK;
 }
 
 /* ------------------------------------------------------------------ timing ---- */
@@ -1402,6 +1571,35 @@ out:
 
 /* ------------------------------------------------------------------- main ---- */
 
+/* Whether the code (comments and strings aside) calls this_grid() while no launch is
+ * cooperative; *line and *col locate the call. */
+static int grid_sync_uncooperative(const char *src, const struct kernel_spec *spec, int *line, int *col)
+{
+	char *code;
+	const char *hit, *p;
+	int i;
+
+	for (i = 0; i < spec->nlaunches; i++)
+		if (spec->launches[i].cooperative)
+			return 0;
+	code = rules_code_only(src);
+	hit = strstr(code, "this_grid");
+	if (hit) {
+		*line = 1;
+		*col = 1;
+		for (p = code; p < hit; p++) {
+			if (*p == '\n') {
+				(*line)++;
+				*col = 1;
+			} else {
+				(*col)++;
+			}
+		}
+	}
+	free(code);
+	return hit != NULL;
+}
+
 static enum kbx_status prepare_program(struct run *r, struct program *p, const char *src, const char *name,
 				       const struct compile_cache *cache, struct compile_result *cr, void **image,
 				       size_t *image_size)
@@ -1426,6 +1624,11 @@ static enum kbx_status prepare_program(struct run *r, struct program *p, const c
 	if (check_launch_names(r->t, &p->spec, why, sizeof(why), &line, &col)) {
 		cr->ok = 0;
 		add_diag(cr, line, col, why);
+	} else if (grid_sync_uncooperative(src, &p->spec, &line, &col)) {
+		/* Without a cooperative launch, grid.sync() is undefined: it hangs or faults. */
+		cr->ok = 0;
+		add_diag(cr, line, col, "uses cooperative_groups::this_grid() (a grid-wide sync) but no launch line "
+			 "says 'cooperative': append ' cooperative' to the launch of that kernel");
 	}
 	return KBX_OK;
 }
@@ -1572,43 +1775,47 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	if (st)
 		goto out;
 
-	/* Correctness cases. */
-	for (i = 0; i < t->ncases; i++) {
-		struct case_result cr;
+	/* Correctness cases: the task's own, then the derived ones (core/derive.h). */
+	{
+		struct task_case *extra = NULL, one;
+		int nextra = 0, ended = 0;
 
-		if (r->o->only_case && strcmp(r->o->only_case, t->cases[i].name))
-			continue;
-		st = run_case(r, i, &cr);
-		if (st) {
-			case_result_free(&cr);
-			if (r->sticky || gpu_is_sticky(r->gpu)) {
-				r->sticky = 1;
-				finish(r, V_RUNTIME_ERROR, "case %s: %s", t->cases[i].name, kbx_last_error());
-				st = KBX_OK;
-			}
+		memset(&one, 0, sizeof(one));
+		if (r->o->only_case && derive_is_name(r->o->only_case)) {
+			st = derive_case(t, r->o->only_case, &one);
+			if (st)
+				goto out;
+			extra = &one;
+			nextra = 1;
+		} else if (!r->o->only_case && !r->o->no_derived) {
+			st = derive_auto(t, &extra, &nextra);
+			if (st)
+				goto out;
+		}
+		for (i = 0; i < t->ncases + nextra && !st && !ended; i++) {
+			const struct task_case *tc = i < t->ncases ? &t->cases[i] : &extra[i - t->ncases];
+
+			if (r->o->only_case && strcmp(r->o->only_case, tc->name))
+				continue;
+			st = run_and_fold(r, tc, i, &ended);
+		}
+		if (extra == &one)
+			derive_case_free(&one);
+		else
+			derive_cases_free(extra, nextra);
+		if (st || ended)
 			goto out;
-		}
-		r->sum.cases_total++;
-		if (cr.verdict == V_PASS)
-			r->sum.cases_passed++;
-		if (cr.nondeterministic)
-			r->sum.warnings |= WARN(W_NONDETERMINISTIC);
-		if (r->ev->case_done)
-			r->ev->case_done(r->ev->ctx, &cr);
-		if (cr.verdict != V_PASS && r->sum.verdict == V_PASS) {
-			r->sum.verdict = cr.verdict;
-			free(r->sum.message);
-			r->sum.message = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : verdict_name(cr.verdict));
-		}
-		case_result_free(&cr);
-		if (r->sticky) {
-			finish(r, V_RUNTIME_ERROR, "%s", r->sum.message ? r->sum.message : "sticky CUDA error");
-			goto out;
-		}
 	}
 	if (r->o->only_case && !r->sum.cases_total) {
 		finish(r, V_ERROR, "task '%s' has no case '%s'", t->id, r->o->only_case);
 		goto out;
+	}
+	if (r->o->fuzz > 0 && r->sum.verdict == V_PASS && !r->o->only_case) {
+		int ended = 0;
+
+		st = run_fuzz(r, &ended);
+		if (st || ended)
+			goto out;
 	}
 	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows || r->missing_evidence) {
 		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;

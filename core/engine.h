@@ -7,7 +7,8 @@
  *
  *   compile   candidate and reference with NVRTC (through the compile cache when given), parse
  *             launch lines, check every kernel's parameters against its launch (abi_error)
- *   cases     per case: inputs from the counter-based generator; reference in its own buffers;
+ *   cases     the task's cases, then the derived ones (derive.h: scaled, negated, boundary
+ *             sizes) and, with fuzz > 0, drawn ones (the first failure shrunk). Per case: inputs from the counter-based generator; reference in its own buffers;
  *             candidate outputs and scratch poisoned, every buffer between guard zones; one
  *             synchronised launch at a time (a phase event before each, for the parent's
  *             watchdog); guard zones, input mutation, unwritten outputs, comparison, and a second
@@ -44,6 +45,8 @@ struct engine_options {
 	const char *save_cubin;       /* write the candidate's cubin here (absolute path), or NULL */
 	const char *only_case;        /* run just this case (and no perf), or NULL */
 	const char *export_dir;       /* write each case's inputs and outputs as .npy under DIR/<case>/ */
+	int no_derived;               /* skip the derived cases (core/derive.h) */
+	int fuzz;                     /* draw this many more cases; shrink the first that fails */
 };
 
 void engine_options_default(struct engine_options *o);

@@ -130,7 +130,49 @@ static enum kbx_status check_params(const char *text, struct gen_spec *g)
 	return KBX_OK;
 }
 
+static enum kbx_status parse_plain(const char *text, const struct expr_env *env, struct gen_spec *out);
+
+/* "GEN * k": a top-level '*' (outside parentheses) scales an unbounded generator. */
 enum kbx_status gen_parse_env(const char *text, const struct expr_env *env, struct gen_spec *out)
+{
+	const char *star = NULL, *p;
+	int depth = 0;
+	char *left, *right;
+	double k;
+	enum kbx_status st;
+
+	for (p = text; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == '*' && depth == 0 && !star)
+			star = p;
+	}
+	if (!star)
+		return parse_plain(text, env, out);
+	left = xstrndup(text, (size_t)(star - text));
+	right = str_trim(xstrdup(star + 1));
+	st = *right ? parse_arg(right, env, &k) : kbx_error(KBX_EPARSE, "bad generator '%s': expected a number after '*'", text);
+	if (st)
+		kbx_wrap(st, "bad scale of generator '%s'", text);
+	else if (!isfinite(k) || k == 0)
+		st = kbx_error(KBX_EPARSE, "bad generator '%s': the scale must be finite and not 0", text);
+	if (!st)
+		st = parse_plain(left, env, out);
+	if (!st && out->kind != GEN_RANDN && out->kind != GEN_OUTLIER) {
+		gen_spec_free(out);
+		memset(out, 0, sizeof(*out));
+		st = kbx_error(KBX_EPARSE, "bad generator '%s': only randn and outlier can be scaled", text);
+	}
+	if (!st)
+		out->scale = k;
+	free(left);
+	free(right);
+	return st;
+}
+
+static enum kbx_status parse_plain(const char *text, const struct expr_env *env, struct gen_spec *out)
 {
 	const struct gen_def *def = NULL;
 	const char *p = text, *name;
@@ -327,6 +369,10 @@ char *gen_format(const struct gen_spec *g)
 		}
 		sbuf_adds(&sb, ")");
 	}
+	if (g->scale != 0) {
+		sbuf_adds(&sb, " * ");
+		add_number(&sb, g->scale);
+	}
 	return sbuf_detach(&sb);
 }
 
@@ -490,13 +536,15 @@ static double value_at(const struct fill_ctx *c, uint64_t j)
 
 	switch (g->kind) {
 	case GEN_RANDN:
-		return randn_at(c->key, j);
+		return randn_at(c->key, j) * (g->scale != 0 ? g->scale : 1);
 	case GEN_UNIFORM:
 		return g->a + (g->b - g->a) * kbx_uniform_f64(c->key, j);
 	case GEN_OUTLIER: {
 		double v = randn_at(c->key, j);
 
-		return kbx_uniform_f64(c->key2, j) < g->a ? v * g->b : v;
+		if (kbx_uniform_f64(c->key2, j) < g->a)
+			v *= g->b;
+		return g->scale != 0 ? v * g->scale : v;
 	}
 	case GEN_RANDINT: {
 		double v = g->a + floor(kbx_uniform_f64(c->key, j) * (g->b - g->a));

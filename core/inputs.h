@@ -18,6 +18,8 @@
  *   spd(d)          per trailing [n, n] matrix b: B = randn at indices b n^2 + r n + c,
  *                   A = B B^T / n + d I in double (each entry summed in k order)
  *   diagdom(d)      randn + d n on the diagonal
+ *   GEN * k         randn or outlier(p, s) times the number k ("randn * -0.01"): the scaled and
+ *                   negated variants of core/derive.h; other generators have a bounded domain
  * Values are drawn in double and stored with dtype_set.
  */
 #ifndef KBX_INPUTS_H
@@ -41,6 +43,7 @@ struct gen_spec {
 	double a, b;            /* parameters (lo/hi, p/scale, start/step, value, d) */
 	double *values;         /* GEN_VALUES */
 	int nvalues;
+	double scale;           /* "GEN * k": k (randn and outlier only); 0 = not scaled */
 };
 
 /* Parse "uniform(0, 1)" etc. Errors quote the text and say what was expected. */

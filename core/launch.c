@@ -44,8 +44,9 @@ struct span {
 #define MAX_PIECES 64
 
 static const char directive_help[] = "launch, scratch or expect";
-static const char *const kind_space[] = { "", "a space after 'launch'", "a space after 'scratch'",
-					  "a space after 'expect'" };
+/* Lines kbx reads past: what a candidate is expected to get, for the tests that run examples and
+ * the adversarial corpus (tests/adversarial/README.md: task, because, args). */
+static const char *const metadata_words[] = { "expect", "task", "because", "args" };
 
 static enum kbx_status compile_patterns(struct patterns *re)
 {
@@ -530,10 +531,10 @@ static enum kbx_status parse_scratch(const struct line_parser *lp, size_t pos, s
 	return KBX_OK;
 }
 
-/* One line: not a directive (*kind = 0), a launch (1), a scratch (2) or an expect line (3). */
+/* One line: not a directive (*kind = 0), a launch (1), a scratch (2) or a metadata line (3: expect, task...). */
 static enum kbx_status parse_line(const struct line_parser *lp, int *kind, struct launch *l, struct scratch_decl *s)
 {
-	size_t pos, m;
+	size_t pos, m, k;
 
 	*kind = 0;
 	m = match_at(lp, lp->re->directive, 0, NULL);
@@ -555,18 +556,23 @@ static enum kbx_status parse_line(const struct line_parser *lp, int *kind, struc
 		*kind = 1;
 	else if (m == 7 && strncmp(lp->line + pos, "scratch", 7) == 0)
 		*kind = 2;
-	else if (m == 6 && strncmp(lp->line + pos, "expect", 6) == 0)
-		*kind = 3;
-	else
+	for (k = 0; !*kind && k < sizeof(metadata_words) / sizeof(metadata_words[0]); k++)
+		if (m == strlen(metadata_words[k]) && strncmp(lp->line + pos, metadata_words[k], m) == 0)
+			*kind = 3;
+	if (!*kind)
 		return line_error(lp, pos, "unknown directive '%.*s' (expected %s)", (int)(m > 32 ? 32 : m),
 				  lp->line + pos, directive_help);
-	if (pos + m < lp->len && !is_blank(lp->line[pos + m]))
-		return expected(lp, pos + m, kind_space[*kind]);
+	if (pos + m < lp->len && !is_blank(lp->line[pos + m])) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "a space after '%.*s'", (int)m, lp->line + pos);
+		return expected(lp, pos + m, what);
+	}
 	if (*kind == 1)
 		return parse_launch(lp, pos + m, l);
 	if (*kind == 2)
 		return parse_scratch(lp, pos + m, s);
-	/* `// @kbx expect VERDICT`: read by the example tests, nothing to do here */
+	/* `// @kbx expect VERDICT` and the other metadata lines: read by the tests, nothing to do here */
 	return KBX_OK;
 }
 

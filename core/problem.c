@@ -538,15 +538,20 @@ static enum kbx_status build(const struct where *w, const struct binding *bs, in
 
 enum kbx_status problem_from_case(const struct task *t, int case_index, struct problem *out)
 {
-	const struct task_case *c;
+	if (case_index < 0 || case_index >= t->ncases) {
+		memset(out, 0, sizeof(*out));
+		return kbx_error(KBX_EINVAL, "task '%s' has no case %d", t->id, case_index);
+	}
+	return problem_from_case_spec(t, &t->cases[case_index], out);
+}
+
+enum kbx_status problem_from_case_spec(const struct task *t, const struct task_case *c, struct problem *out)
+{
 	struct where w;
 	enum kbx_status st;
 	char *what;
 
 	memset(out, 0, sizeof(*out));
-	if (case_index < 0 || case_index >= t->ncases)
-		return kbx_error(KBX_EINVAL, "task '%s' has no case %d", t->id, case_index);
-	c = &t->cases[case_index];
 	what = xasprintf("case '%s'", c->name);
 	w.t = t;
 	w.what = what;

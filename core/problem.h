@@ -38,6 +38,8 @@ struct problem {
 };
 
 enum kbx_status problem_from_case(const struct task *t, int case_index, struct problem *out);
+/* The same for a case that is not one of t->cases (a derived case, core/derive.h). */
+enum kbx_status problem_from_case_spec(const struct task *t, const struct task_case *c, struct problem *out);
 enum kbx_status problem_from_perf(const struct task *t, int row, struct problem *out);
 void problem_free(struct problem *p);
 

@@ -38,7 +38,8 @@ int verdict_parse(const char *name, enum verdict *out);
 	X(W_SUSPECT_STATIC, "suspect-static-check", "a static rule flagged the source") \
 	X(W_IMPOSSIBLE_TIMING, "impossible-timing", "a timing is above the device's peak; no speedup reported") \
 	X(W_NO_GOLDEN, "no-golden", "no golden table for this GPU and task") \
-	X(W_REVERIFY_FAILED, "reverify-failed", "outputs after timing differ from the verified ones")
+	X(W_REVERIFY_FAILED, "reverify-failed", "outputs after timing differ from the verified ones") \
+	X(W_SANITIZER, "sanitizer", "compute-sanitizer reported errors in the candidate")
 
 enum warning_bit {
 #define WARNING_ENUM(id, name, desc) id##_BIT,

@@ -205,22 +205,16 @@ static void ini_state_free(struct ini_state *s)
 	free(s->secs);
 }
 
-static enum kbx_status read_ini(const char *path, struct ini_state *s)
+/* text[0..len) is the file's content; path only names it in messages. */
+static enum kbx_status parse_ini(const char *path, const char *text, size_t len, struct ini_state *s)
 {
-	char *text;
-	size_t len;
-	enum kbx_status st;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
-	st = read_file(path, &text, &len);
-	if (st)
-		return st;
 	s->buf = text;
 	s->len = len;
 	rc = ini_parse_stream(line_reader, s, on_key, s);
-	free(text);
 	s->buf = NULL;
 	if (s->failed)
 		return s->st;
@@ -229,6 +223,21 @@ static enum kbx_status read_ini(const char *path, struct ini_state *s)
 	if (rc != 0)
 		return kbx_error(KBX_EPARSE, "syntax error in '%s' line %d", path, rc);
 	return KBX_OK;
+}
+
+static enum kbx_status read_ini(const char *path, struct ini_state *s)
+{
+	char *text;
+	size_t len;
+	enum kbx_status st;
+
+	memset(s, 0, sizeof(*s));
+	st = read_file(path, &text, &len);
+	if (st)
+		return st;
+	st = parse_ini(path, text, len, s);
+	free(text);
+	return st;
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -359,10 +368,15 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 						 path, e->line);
 			free(t->verifier);
 			t->verifier = xstrdup(v);
+		} else if (strcmp(e->key, "deterministic") == 0) {
+			if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+				return kbx_error(KBX_EPARSE, "deterministic = '%s' in '%s' line %d: expected yes or no", v,
+						 path, e->line);
+			t->deterministic = v[0] == 'y';
 		} else {
 			return kbx_error(KBX_EPARSE,
 					 "unknown key '%s' in [task] of '%s' line %d (expected name, category, difficulty, "
-					 "summary, mirrors or verifier)",
+					 "summary, mirrors, verifier or deterministic)",
 					 e->key, path, e->line);
 		}
 	}
@@ -820,7 +834,8 @@ static enum kbx_status parse_property_section(struct task *t, const struct raw_s
 
 /* [static]: require = rule, rule ...; fatal = rule, ... (rule ids of tasks/rules.ini; the corpus
  * test checks that they exist and have the right kind). */
-static enum kbx_status parse_static_list(const struct raw_entry *e, const char *path, char ***out, int *n)
+static enum kbx_status parse_name_list(const struct raw_entry *e, const char *path, const char *section, char ***out,
+				       int *n)
 {
 	char *copy = xstrdup(e->value), *tok, *save = NULL;
 	size_t cap = 0;
@@ -829,8 +844,8 @@ static enum kbx_status parse_static_list(const struct raw_entry *e, const char *
 		char *id = str_trim(tok);
 
 		if (!is_ident(id)) {
-			enum kbx_status st = kbx_error(KBX_EPARSE, "bad rule id '%s' in [static] of '%s' line %d", id, path,
-						       e->line);
+			enum kbx_status st = kbx_error(KBX_EPARSE, "bad name '%s' in [%s] of '%s' line %d", id, section,
+						       path, e->line);
 
 			free(copy);
 			return st;
@@ -851,9 +866,9 @@ static enum kbx_status parse_static_section(struct task *t, const struct raw_sec
 		const struct raw_entry *e = &sec->e[i];
 
 		if (!strcmp(e->key, "require"))
-			st = parse_static_list(e, t->ini_path, &t->static_require, &t->nstatic_require);
+			st = parse_name_list(e, t->ini_path, "static", &t->static_require, &t->nstatic_require);
 		else if (!strcmp(e->key, "fatal"))
-			st = parse_static_list(e, t->ini_path, &t->static_fatal, &t->nstatic_fatal);
+			st = parse_name_list(e, t->ini_path, "static", &t->static_fatal, &t->nstatic_fatal);
 		else
 			st = kbx_error(KBX_EPARSE, "unknown key '%s' in [static] of '%s' line %d (expected require or fatal)",
 				       e->key, t->ini_path, e->line);
@@ -861,9 +876,42 @@ static enum kbx_status parse_static_section(struct task *t, const struct raw_sec
 	return st;
 }
 
+/* [derive]: sizes = n, m (or none); values = off: REASON. core/derive.h says what they steer. */
+static enum kbx_status parse_derive_section(struct task *t, const struct raw_section *sec)
+{
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < sec->n && !st; i++) {
+		const struct raw_entry *e = &sec->e[i];
+
+		if (!strcmp(e->key, "sizes")) {
+			t->derive_sizes_given = 1;
+			if (strcmp(e->value, "none") != 0)
+				st = parse_name_list(e, t->ini_path, "derive", &t->derive_sizes, &t->nderive_sizes);
+		} else if (!strcmp(e->key, "values")) {
+			const char *v = e->value;
+
+			if (strncmp(v, "off", 3) != 0 || (v[3] && v[3] != ':'))
+				return kbx_error(KBX_EPARSE, "values = '%s' in [derive] of '%s' line %d: expected 'off: REASON'",
+						 v, t->ini_path, e->line);
+			v += 3 + (v[3] == ':');
+			while (*v == ' ' || *v == '\t')
+				v++;
+			free(t->derive_values_off);
+			t->derive_values_off = xstrdup(*v ? v : "no reason given");
+		} else {
+			st = kbx_error(KBX_EPARSE, "unknown key '%s' in [derive] of '%s' line %d (expected sizes or values)",
+				       e->key, t->ini_path, e->line);
+		}
+	}
+	return st;
+}
+
 /* ---- the whole task ------------------------------------------------------------------------- */
 
-static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier", "static" };
+static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier", "static",
+					      "derive" };
 
 static enum kbx_status check_sections(const char *path, const struct ini_state *s)
 {
@@ -879,7 +927,7 @@ static enum kbx_status check_sections(const char *path, const struct ini_state *
 		if (!known)
 			return kbx_error(KBX_EPARSE,
 					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
-					 "[inputs], [case.NAME], [perf], [verifier] or [static])",
+					 "[inputs], [case.NAME], [perf], [verifier], [static] or [derive])",
 					 name, path, s->secs[i].line);
 		for (j = 0; j < i; j++)
 			if (strcmp(name, s->secs[j].name) == 0)
@@ -952,14 +1000,15 @@ static enum kbx_status check_problems(const struct task *t)
 	return KBX_OK;
 }
 
-static enum kbx_status load(struct task *t)
+/* text: the task.ini content, or NULL to read t->ini_path and check the files beside it. */
+static enum kbx_status load(struct task *t, const char *text)
 {
 	struct ini_state s;
 	const struct raw_section *sec;
 	enum kbx_status st;
 	int i, case_cap = 0;
 
-	st = read_ini(t->ini_path, &s);
+	st = text ? parse_ini(t->ini_path, text, strlen(text), &s) : read_ini(t->ini_path, &s);
 	if (st)
 		goto out;
 	st = check_sections(t->ini_path, &s);
@@ -997,6 +1046,8 @@ static enum kbx_status load(struct task *t)
 			st = parse_perf_section(t, sec);
 		else if (strcmp(sec->name, "static") == 0)
 			st = parse_static_section(t, sec);
+		else if (strcmp(sec->name, "derive") == 0)
+			st = parse_derive_section(t, sec);
 		else if (strcmp(sec->name, "verifier") == 0)
 			st = strcmp(t->verifier, "distribution") == 0 ? parse_verifier_section(t, sec)
 			     : strcmp(t->verifier, "property") == 0 ? parse_property_section(t, sec)
@@ -1016,11 +1067,12 @@ static enum kbx_status load(struct task *t)
 	}
 	if (!t->mirrors)
 		t->mirrors = xstrdup("");
-	if (!is_file(t->reference_path)) {
+	if (!text && !is_file(t->reference_path)) {
 		st = kbx_error(KBX_ENOTFOUND, "missing reference '%s'", t->reference_path);
 		goto out;
 	}
-	st = find_examples(t);
+	if (!text)
+		st = find_examples(t);
 	if (!st)
 		st = check_problems(t);
 out:
@@ -1028,32 +1080,53 @@ out:
 	return st;
 }
 
-enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out)
+/* The shared part of task_load and task_parse_text; dir and ini_path are taken over. */
+static enum kbx_status load_task(const char *category, const char *name, char *dir, char *ini_path,
+				 const char *text, struct task **out)
 {
 	struct task *t;
 	enum kbx_status st;
 
 	*out = NULL;
 	if (!*category || !*name || strchr(category, '/') || strchr(name, '/') || category[0] == '.' ||
-	    name[0] == '.')
+	    name[0] == '.') {
+		free(dir);
+		free(ini_path);
 		return kbx_error(KBX_EINVAL, "bad task '%s/%s'", category, name);
+	}
 	t = xcalloc(1, sizeof(*t));
 	t->name = xstrdup(name);
 	t->category = xstrdup(category);
 	t->id = xasprintf("%s/%s", category, name);
-	t->dir = xasprintf("%s/%s/%s", root, category, name);
-	t->ini_path = xasprintf("%s/task.ini", t->dir);
+	t->dir = dir;
+	t->ini_path = ini_path;
 	t->reference_path = xasprintf("%s/reference.cu", t->dir);
 	t->verifier = xstrdup("elementwise");
 	t->tol.rtol = t->tol.atol = -1;
 	t->tol.cosine_sim = t->tol.l1_relative = t->tol.rmse = -1;
-	st = load(t);
+	st = load(t, text);
 	if (st) {
 		task_free(t);
 		return st;
 	}
 	*out = t;
 	return KBX_OK;
+}
+
+enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out)
+{
+	char *dir = xasprintf("%s/%s/%s", root, category, name);
+
+	return load_task(category, name, dir, xasprintf("%s/task.ini", dir), NULL, out);
+}
+
+enum kbx_status task_parse_text(const char *text, const char *path, const char *category, const char *name,
+				struct task **out)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+
+	return load_task(category, name, dir, xstrdup(path), text, out);
 }
 
 void task_free(struct task *t)
@@ -1095,6 +1168,10 @@ void task_free(struct task *t)
 	for (i = 0; i < t->nstatic_fatal; i++)
 		free(t->static_fatal[i]);
 	free(t->static_fatal);
+	for (i = 0; i < t->nderive_sizes; i++)
+		free(t->derive_sizes[i]);
+	free(t->derive_sizes);
+	free(t->derive_values_off);
 	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);

@@ -90,6 +90,11 @@ struct task {
 	int nstatic_require;
 	char **static_fatal;    /* [static] fatal: warning rules that are fatal for this task */
 	int nstatic_fatal;
+	int deterministic;      /* [task] deterministic = yes: a second run must give the same bits */
+	char **derive_sizes;    /* [derive] sizes: size variables kbx may vary (core/derive.h) */
+	int nderive_sizes;
+	int derive_sizes_given; /* 1 when [derive] sizes is present ("none" gives an empty list) */
+	char *derive_values_off; /* [derive] values = off: REASON, or NULL */
 	char **examples;        /* paths of the .cu files in examples/, sorted */
 	int nexamples;
 };
@@ -103,6 +108,11 @@ struct catalogue {
 };
 
 enum kbx_status task_load(const char *root, const char *category, const char *name, struct task **out);
+/* As task_load, from task.ini text in memory (fuzzers, tests): path names the file in messages
+ * and becomes ini_path (its folder is dir). The files beside it are not looked at: no check
+ * that reference.cu exists, and no examples. */
+enum kbx_status task_parse_text(const char *text, const char *path, const char *category, const char *name,
+				struct task **out);
 void task_free(struct task *t);
 
 enum kbx_status catalogue_load(const char *root, struct catalogue *out);

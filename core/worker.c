@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sanitizer.h"
 #include "util.h"
 
 #define STDERR_KEEP 4096
@@ -40,6 +42,10 @@ char *worker_request_to_json(const struct worker_request *r)
 	json_object_set_new(o, "no_perf", json_boolean(r->no_perf));
 	json_object_set_new(o, "device", json_integer(r->device));
 	json_object_set_new(o, "max_perf_rows", json_integer(r->max_perf_rows));
+	json_object_set_new(o, "no_derived", json_boolean(r->no_derived));
+	json_object_set_new(o, "fuzz", json_integer(r->fuzz));
+	if (r->sanitize)
+		json_object_set_new(o, "sanitize", json_string(r->sanitize));
 	json_object_set_new(o, "warmup_ms", json_real(r->warmup_ms));
 	json_object_set_new(o, "rep_ms", json_real(r->rep_ms));
 	json_object_set_new(o, "launch_limit_s", json_real(r->launch_limit_s));
@@ -92,6 +98,9 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->no_perf = json_is_true(json_object_get(o, "no_perf"));
 	r->device = (int)get_num(o, "device", 0);
 	r->max_perf_rows = (int)get_num(o, "max_perf_rows", 0);
+	r->no_derived = json_is_true(json_object_get(o, "no_derived"));
+	r->fuzz = (int)get_num(o, "fuzz", 0);
+	r->sanitize = get_str(o, "sanitize");
 	r->warmup_ms = get_num(o, "warmup_ms", r->warmup_ms);
 	r->rep_ms = get_num(o, "rep_ms", r->rep_ms);
 	r->launch_limit_s = get_num(o, "launch_limit_s", r->launch_limit_s);
@@ -119,6 +128,7 @@ void worker_request_free(struct worker_request *r)
 	free(r->save_cubin);
 	free(r->only_case);
 	free(r->export_dir);
+	free(r->sanitize);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -130,6 +140,8 @@ struct watch {
 	double deadline;        /* 0 = none */
 	double limit;
 	int done;
+	int hold;               /* keep the done event (as JSON) until the worker has exited */
+	char *held;
 };
 
 static void w_phase(void *ctx, const char *what, double limit_s)
@@ -180,8 +192,12 @@ static void w_done(void *ctx, const struct run_summary *s)
 	struct watch *w = ctx;
 
 	w->done = 1;
-	if (w->to->done)
+	if (w->hold) {
+		free(w->held);
+		w->held = run_summary_to_json(s);
+	} else if (w->to->done) {
 		w->to->done(w->to->ctx, s);
+	}
 }
 
 static void report_end(struct watch *w, enum verdict v, const char *msg)
@@ -198,20 +214,44 @@ static void report_end(struct watch *w, enum verdict v, const char *msg)
 		w->to->done(w->to->ctx, &s);
 }
 
-static void child(const char *exe, const char *dir, int in_fd, int out_fd, int err_fd)
+/* Limits of the worker process. The candidate's code runs only on the GPU (no host code of
+ * its own ever runs), so these bound what kbx's side of the worker may do on its behalf: no
+ * core files, a cap on file sizes (an --export of the largest case stays well below it) and on
+ * open files. No address-space or data limit: the CUDA driver reserves virtual memory by the
+ * size of the GPU's and would fail to start under one; host memory follows the task's own
+ * problem sizes, which are not the candidate's to choose. */
+#define WORKER_MAX_FILE_BYTES ((rlim_t)16 << 30)
+#define WORKER_MAX_OPEN_FILES 1024
+
+#define SANITIZER_LOG "sanitizer.log"
+
+static void child(const char *exe, const char *sanitizer, const char *tool, const char *dir, int in_fd, int out_fd,
+		  int err_fd)
 {
 	struct rlimit no_core = { 0, 0 };
+	struct rlimit fsize = { WORKER_MAX_FILE_BYTES, WORKER_MAX_FILE_BYTES };
+	struct rlimit nofile = { WORKER_MAX_OPEN_FILES, WORKER_MAX_OPEN_FILES };
+	int fd;
 
 	setpgid(0, 0);
 	dup2(in_fd, 0);
 	dup2(out_fd, 1);
 	dup2(err_fd, 2);
+	/* Nothing of the parent's (its history database, the terminal's other files) goes along. */
+	for (fd = 3; fd < WORKER_MAX_OPEN_FILES; fd++)
+		close(fd);
 	/* A throw-away working directory: nothing the worker writes lands in the user's tree. */
 	if (!*dir || chdir(dir) != 0)
 		_exit(126);
 	setrlimit(RLIMIT_CORE, &no_core);
-	execl(exe, "kbx", "worker", (char *)NULL);
-	dprintf(2, "cannot execute '%s': %s\n", exe, strerror(errno));
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	if (sanitizer)
+		execl(sanitizer, "compute-sanitizer", "--tool", tool, "--log-file", SANITIZER_LOG, "--print-limit", "100",
+		      exe, "worker", (char *)NULL);
+	else
+		execl(exe, "kbx", "worker", (char *)NULL);
+	dprintf(2, "cannot execute '%s': %s\n", sanitizer ? sanitizer : exe, strerror(errno));
 	_exit(127);
 }
 
@@ -236,6 +276,105 @@ static void remove_workdir(const char *dir)
 		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The compute-sanitizer to run: $KBX_COMPUTE_SANITIZER, the toolkit's, or one on $PATH. */
+static int find_sanitizer(char *out, size_t len)
+{
+	const char *env = getenv("KBX_COMPUTE_SANITIZER"), *path = getenv("PATH");
+	char *dirs, *tok, *save = NULL;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, X_OK) != 0;
+	}
+#ifdef KBX_CUDA_INCLUDE
+	{
+		const char *inc = KBX_CUDA_INCLUDE, *slash = strrchr(inc, '/');
+
+		if (slash) {
+			snprintf(out, len, "%.*s/bin/compute-sanitizer", (int)(slash - inc), inc);
+			if (access(out, X_OK) == 0)
+				return 0;
+			snprintf(out, len, "%.*s/compute-sanitizer/compute-sanitizer", (int)(slash - inc), inc);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+#endif
+	dirs = xstrdup(path ? path : "/usr/bin:/bin");
+	for (tok = strtok_r(dirs, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/compute-sanitizer", tok);
+		if (access(out, X_OK) == 0) {
+			free(dirs);
+			return 0;
+		}
+	}
+	free(dirs);
+	return 1;
+}
+
+/* After a sanitized run: findings in the candidate become log lines, a warning and, for a run
+ * that passed, verdict wrong; then the held done event goes out. */
+static void report_sanitizer(struct watch *w, const char *workdir, const struct worker_request *req)
+{
+	char path[PATH_MAX], *log = NULL;
+	size_t len;
+	struct san_finding *f = NULL;
+	struct run_summary s;
+	int n = 0, i, mine = 0, first = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", workdir, SANITIZER_LOG);
+	if (read_file(path, &log, &len) == KBX_OK)
+		n = sanitizer_parse(log, &f);
+	else
+		kbx_clear_error();
+	for (i = 0; i < n; i++) {
+		char *line;
+
+		if (!sanitizer_is_candidate(&f[i], req->source_name))
+			continue;
+		mine += f[i].count;
+		if (first < 0)
+			first = i;
+		line = xasprintf("compute-sanitizer %s: %s:%d: %s%s%s%s", req->sanitize, *f[i].file ? f[i].file : "?",
+				 f[i].line, f[i].what, *f[i].where ? " (" : "", f[i].where, *f[i].where ? ")" : "");
+		if (f[i].count > 1) {
+			char *more = xasprintf("%s [%d times]", line, f[i].count);
+
+			free(line);
+			line = more;
+		}
+		if (w->to->log)
+			w->to->log(w->to->ctx, line);
+		free(line);
+	}
+	if (w->to->log && !mine)
+		w->to->log(w->to->ctx, n ? "compute-sanitizer: no errors in the candidate (only in the reference)"
+					 : "compute-sanitizer: no errors");
+	if (w->held && run_summary_from_json(w->held, &s) == KBX_OK) {
+		if (mine) {
+			s.warnings |= WARN(W_SANITIZER);
+			if (s.verdict == V_PASS) {
+				char *m = xasprintf("compute-sanitizer %s: %d error%s in the candidate, first at line %d: %s",
+						    req->sanitize, mine, mine == 1 ? "" : "s", f[first].line, f[first].what);
+
+				s.verdict = V_WRONG;
+				free(s.message);
+				s.message = m;
+			}
+		}
+		if (w->to->done)
+			w->to->done(w->to->ctx, &s);
+		run_summary_free(&s);
+	} else {
+		kbx_clear_error();
+	}
+	free(w->held);
+	w->held = NULL;
+	w->hold = 0;
+	sanitizer_findings_free(f, n);
+	free(log);
+}
+
 enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
 			   worker_cancel_fn cancel, void *cancel_ctx)
 {
@@ -243,7 +382,8 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 	struct run_events proxy = { &w, w_phase, w_compile, w_case, w_perf, w_log, w_done };
 	int in_p[2], out_p[2], err_p[2], status = 0, open_fds = 2;
 	struct sbuf line = SBUF_INIT, errtail = SBUF_INIT;
-	char self[4096], buf[65536], workdir[] = "/tmp/kbx-worker-XXXXXX";
+	char self[4096], buf[65536], workdir[] = "/tmp/kbx-worker-XXXXXX", sanitizer_path[PATH_MAX];
+	const char *sanitizer = NULL;
 	enum kbx_status st = KBX_OK;
 	char *reqtext;
 	pid_t pid;
@@ -256,6 +396,16 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 		self[n] = '\0';
 		exe = self;
 	}
+	if (req->sanitize) {
+		if (!sanitizer_tool_ok(req->sanitize))
+			return kbx_error(KBX_EINVAL, "unknown sanitizer tool '%s' (expected memcheck, racecheck, initcheck or "
+					 "synccheck)", req->sanitize);
+		if (find_sanitizer(sanitizer_path, sizeof(sanitizer_path)))
+			return kbx_error(KBX_ENOTFOUND, "compute-sanitizer not found (looked for $KBX_COMPUTE_SANITIZER, "
+					 "the CUDA toolkit's bin/ and $PATH)");
+		sanitizer = sanitizer_path;
+		w.hold = 1;
+	}
 	if (pipe(in_p) || pipe(out_p) || pipe(err_p))
 		return kbx_error(KBX_EWORKER, "cannot create pipes: %s", strerror(errno));
 	if (!mkdtemp(workdir))
@@ -267,7 +417,7 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 		close(in_p[1]);
 		close(out_p[0]);
 		close(err_p[0]);
-		child(exe, workdir, in_p[0], out_p[1], err_p[1]);
+		child(exe, sanitizer, req->sanitize, workdir, in_p[0], out_p[1], err_p[1]);
 	}
 	setpgid(pid, pid);
 	close(in_p[0]);
@@ -368,6 +518,8 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	kill(-pid, SIGKILL); /* anything the worker left behind in its group */
+	if (w.hold)
+		report_sanitizer(&w, workdir, req);
 	remove_workdir(workdir);
 	if (!st && !w.done) {
 		char msg[STDERR_KEEP + 512];

@@ -9,6 +9,13 @@
  * sticky CUDA error, a crash) is reported as runtime_error with how it ended and the tail of its
  * stderr. Each run gets a fresh worker.
  *
+ * With req->sanitize the worker runs under compute-sanitizer (sanitizer.h): the parent holds
+ * the done event back until the worker has exited, reports each finding in the candidate as a
+ * log line ("compute-sanitizer memcheck: cand.cu:12: Invalid __global__ write ..."), and a run
+ * with findings gets the warning `sanitizer` and, if it had passed, verdict wrong. The tool is
+ * $KBX_COMPUTE_SANITIZER, else compute-sanitizer beside the CUDA toolkit's include folder, else
+ * on $PATH.
+ *
  * The worker side (cli/cmd_worker.c) reads the request with worker_request_from_json and calls
  * engine_run with events_json_writer(stdout).
  */
@@ -34,6 +41,9 @@ struct worker_request {
 	char *save_cubin;             /* absolute path, or NULL */
 	char *only_case;
 	char *export_dir;             /* absolute path, or NULL */
+	int no_derived;               /* engine_options.no_derived */
+	int fuzz;                     /* engine_options.fuzz */
+	char *sanitize;               /* run under compute-sanitizer with this tool, or NULL */
 };
 
 void worker_request_default(struct worker_request *r);

@@ -22,7 +22,7 @@
 // @kbx scratch svd_w f64 [n, m]
 // @kbx scratch svd_v f64 [n, n]
 // @kbx scratch svd_rotated i32 [40]
-// @kbx launch svd_jacobi<<<sms, 256>>>(A, svd_w, svd_v, svd_rotated, m, n)
+// @kbx launch svd_jacobi<<<sms, 256>>>(A, svd_w, svd_v, svd_rotated, m, n) cooperative
 // @kbx launch reconstruct<<<dim3(max(1, cdiv(n, 64)), max(1, cdiv(m, 64))), 256>>>(svd_w, svd_v, y, m, n)
 
 #include <cooperative_groups.h>
