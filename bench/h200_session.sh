@@ -1,7 +1,8 @@
 #!/bin/sh
 # One GPU session's checks, in the order a reviewer needs them (used on a lent H200):
-#   1. every task: reference passes every case; every example gets its announced verdict;
-#      planted bugs caught (tests/gpu/gpu.sh, KBX_GPU_JOBS runs side by side)
+#   1. every task: reference passes every case; every example gets its announced verdict
+#      (tests/gpu/gpu.sh, KBX_GPU_JOBS runs side by side); the adversarial corpus gets its
+#      announced verdicts and reasons (tests/adversarial/gpu.sh, one at a time)
 #   2. PyTorch cross-check of every task against KernelBenchX (tools/crosscheck.py)
 #   3. timing fidelity against triton.testing.do_bench (bench/timing_fidelity.py)
 # usage: bench/h200_session.sh KBX KERNELBENCHX_DIR OUTDIR
@@ -19,6 +20,11 @@ KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD KBX_GPU_JOBS=$jobs timeout "${GPU
 	>"$out/gpu.log" 2>&1
 echo "gpu.sh: rc=$? in $(( $(date +%s) - start )) s; $(grep -c '^ok' "$out/gpu.log") ok, $(grep -c '^FAIL' "$out/gpu.log") FAIL"
 grep '^FAIL' "$out/gpu.log" | cut -c1-300
+start=$(date +%s)
+KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD timeout "${ADV_LIMIT:-120}" sh tests/adversarial/gpu.sh \
+	>"$out/adversarial.log" 2>&1
+echo "adversarial: rc=$? in $(( $(date +%s) - start )) s; $(grep -c '^ok' "$out/adversarial.log") ok, $(grep -c '^FAIL' "$out/adversarial.log") FAIL"
+grep '^FAIL' "$out/adversarial.log" | cut -c1-300
 start=$(date +%s)
 timeout "${CROSS_LIMIT:-200}" python3 tools/crosscheck.py --kbx "$kbx" --kernelbenchx "$ref" --jobs "$jobs" \
 	--out "$out/crosscheck.json" >"$out/crosscheck.txt" 2>&1

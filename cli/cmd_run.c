@@ -330,6 +330,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.only_case = req.only_case;
 	o.no_derived = req.no_derived;
 	o.fuzz = req.fuzz;
+	o.sanitize = req.sanitize != NULL;
 	o.export_dir = req.export_dir;
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
 			db ? &cache : NULL, &ev, &sticky);

@@ -218,19 +218,29 @@ int cmd_show(struct cli *c, int argc, char **argv)
 
 int cmd_starter(struct cli *c, int argc, char **argv)
 {
+	static const char usage[] =
+		"usage: kbx starter TASK [--trivial zeros|ones|copy]\n\n"
+		"Print a skeleton candidate: the kernel signature in argument order and a launch line.\n"
+		"--trivial prints a complete degenerate candidate instead (outputs all zeros, all ones, or\n"
+		"a copy of the first input), which no task may pass.\n";
 	const struct task *t;
+	const char *kind = NULL;
 	char *text;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: kbx starter TASK\n\nPrint a skeleton candidate: the kernel signature in argument order and a launch line.");
+		fputs(usage, stdout);
 		return 0;
 	}
-	if (argc != 2)
-		return cli_fail(2, "usage: kbx starter TASK");
+	if (argc == 4 && !strcmp(argv[2], "--trivial"))
+		kind = argv[3];
+	else if (argc != 2)
+		return cli_fail(2, "usage: kbx starter TASK [--trivial zeros|ones|copy]");
 	t = cli_task(c, argv[1]);
 	if (!t)
 		return 2;
-	text = starter_text(t);
+	text = kind ? starter_trivial(t, kind) : starter_text(t);
+	if (!text)
+		return cli_fail(2, "--trivial expects zeros, ones or copy, not '%s'", kind);
 	fputs(text, stdout);
 	free(text);
 	return 0;

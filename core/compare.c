@@ -313,6 +313,8 @@ void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol,
 	}
 	*rtol = tol && tol->rtol >= 0 ? tol->rtol : def;
 	*atol = tol && tol->atol >= 0 ? tol->atol : def;
+	if (tol && tol->atol_scale > 0)
+		*atol *= tol->atol_scale;
 }
 
 /* A shape of more than CMP_MAX_DIMS dims has its leading dims folded into one. */

@@ -141,11 +141,15 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 	for (i = 0; i < nfound; i++)
 		free((char *)found[i]);
 
-	/* The base: every free size an integer >= 1, the most scalable inputs, the first of equals. */
+	/* The base: the task's choice, else every free size an integer >= 1, the most scalable
+	 * inputs, the first of equals. */
 	for (i = 0; i < t->ncases; i++) {
 		const struct task_case *c = &t->cases[i];
 		int ok = 1, scalable = 0;
 		long long v;
+
+		if (t->derive_base && strcmp(t->derive_base, c->name))
+			continue;
 
 		for (j = 0; j < p->nsizes && ok; j++)
 			ok = int_literal(binding_get(c->b, c->nb, p->sizes[j]), &v) && v >= 1;
@@ -176,6 +180,8 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 			if (int_literal(binding_get(t->cases[i].b, t->cases[i].nb, p->sizes[j]), &v) && v > most)
 				most = v;
 		p->cap[j] = most > (LLONG_MAX / 8) ? most : (4 * most > 129 ? 4 * most : 129);
+		if (t->derive_limit > 0 && p->cap[j] > t->derive_limit)
+			p->cap[j] = t->derive_limit;
 	}
 	if (!t->derive_values_off) {
 		const struct task_case *c = &t->cases[p->base];
@@ -245,6 +251,12 @@ static void build_case(const struct task *t, const struct plan *p, const struct 
 		set_binding(out, &cap, p->sizes[i], v);
 	}
 	if (r->scale != 0) {
+		/* |f(sx)| scales by |s|^d for a function homogeneous of degree d in its d scaled inputs
+		 * (a product, a matmul, an inverse with d = -1): so may its rounding error. The
+		 * absolute tolerance follows that bound, up or down; the relative one needs nothing. */
+		double k = fabs(r->scale) >= 1 ? fabs(r->scale) : 1 / fabs(r->scale);
+
+		out->atol_scale = pow(k, p->nscalable);
 		for (i = 0; i < p->nscalable; i++) {
 			const char *g = case_gen(t, base, p->scalable[i]->name);
 			char *v = xasprintf("%s * %s", g, r->scale_text);

@@ -47,6 +47,7 @@ struct engine_options {
 	const char *export_dir;       /* write each case's inputs and outputs as .npy under DIR/<case>/ */
 	int no_derived;               /* skip the derived cases (core/derive.h) */
 	int fuzz;                     /* draw this many more cases; shrink the first that fails */
+	int sanitize;                 /* running under compute-sanitizer: no guard zones */
 };
 
 void engine_options_default(struct engine_options *o);

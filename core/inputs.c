@@ -317,7 +317,8 @@ static void add_number(struct sbuf *sb, double v)
 	int prec;
 
 	if (isnan(v)) {
-		sbuf_adds(sb, "nan");
+		/* values(-nan) must read back bit for bit: keep the sign */
+		sbuf_adds(sb, signbit(v) ? "-nan" : "nan");
 		return;
 	}
 	if (isinf(v)) {

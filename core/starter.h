@@ -11,4 +11,9 @@
 /* Caller frees. */
 char *starter_text(const struct task *t);
 
+/* A complete degenerate candidate: every out/inout buffer filled with zeros ("zeros"), ones
+ * ("ones"), or the first input's elements converted and repeated ("copy"). No task may pass any
+ * of them: tests/gpu/degenerate.sh runs them over the catalogue. NULL for an unknown kind. */
+char *starter_trivial(const struct task *t, const char *kind);
+
 #endif

@@ -899,9 +899,21 @@ static enum kbx_status parse_derive_section(struct task *t, const struct raw_sec
 			while (*v == ' ' || *v == '\t')
 				v++;
 			free(t->derive_values_off);
+	free(t->derive_base);
 			t->derive_values_off = xstrdup(*v ? v : "no reason given");
+		} else if (!strcmp(e->key, "base")) {
+			free(t->derive_base);
+			t->derive_base = xstrdup(e->value);
+		} else if (!strcmp(e->key, "limit")) {
+			char *end;
+
+			t->derive_limit = strtoll(e->value, &end, 10);
+			if (*end || t->derive_limit < 1)
+				return kbx_error(KBX_EPARSE, "limit = '%s' in [derive] of '%s' line %d: expected an integer >= 1",
+						 e->value, t->ini_path, e->line);
 		} else {
-			st = kbx_error(KBX_EPARSE, "unknown key '%s' in [derive] of '%s' line %d (expected sizes or values)",
+			st = kbx_error(KBX_EPARSE,
+				       "unknown key '%s' in [derive] of '%s' line %d (expected sizes, values, base or limit)",
 				       e->key, t->ini_path, e->line);
 		}
 	}
@@ -1064,6 +1076,15 @@ static enum kbx_status load(struct task *t, const char *text)
 	if (t->ncases == 0) {
 		st = kbx_error(KBX_EPARSE, "no [case.NAME] section in '%s': a task needs correctness cases", t->ini_path);
 		goto out;
+	}
+	if (t->derive_base) {
+		for (i = 0; i < t->ncases && strcmp(t->cases[i].name, t->derive_base); i++)
+			;
+		if (i == t->ncases) {
+			st = kbx_error(KBX_EPARSE, "base = '%s' in [derive] of '%s' names no [case.%s]", t->derive_base,
+				       t->ini_path, t->derive_base);
+			goto out;
+		}
 	}
 	if (!t->mirrors)
 		t->mirrors = xstrdup("");

@@ -47,6 +47,7 @@ struct task_case {
 	struct binding *b;
 	int nb;
 	int line;
+	double atol_scale;      /* derived cases only (core/derive.h); 0 = 1 */
 };
 
 struct tolerance {
@@ -55,6 +56,7 @@ struct tolerance {
 	double cosine_sim;      /* >= ; < 0 = not checked */
 	double l1_relative;     /* <= ; < 0 = not checked */
 	double rmse;            /* <= ; < 0 = not checked */
+	double atol_scale;      /* atol is multiplied by this (derived scaled cases); 0 = 1 */
 };
 
 struct task_perf {
@@ -95,6 +97,8 @@ struct task {
 	int nderive_sizes;
 	int derive_sizes_given; /* 1 when [derive] sizes is present ("none" gives an empty list) */
 	char *derive_values_off; /* [derive] values = off: REASON, or NULL */
+	char *derive_base;      /* [derive] base = CASE, or NULL (then chosen, see derive.h) */
+	long long derive_limit; /* [derive] limit = N: no derived size above N; 0 = none */
 	char **examples;        /* paths of the .cu files in examples/, sorted */
 	int nexamples;
 };

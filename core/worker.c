@@ -352,15 +352,16 @@ static void report_sanitizer(struct watch *w, const char *workdir, const struct 
 					 : "compute-sanitizer: no errors");
 	if (w->held && run_summary_from_json(w->held, &s) == KBX_OK) {
 		if (mine) {
-			s.warnings |= WARN(W_SANITIZER);
-			if (s.verdict == V_PASS) {
-				char *m = xasprintf("compute-sanitizer %s: %d error%s in the candidate, first at line %d: %s",
-						    req->sanitize, mine, mine == 1 ? "" : "s", f[first].line, f[first].what);
+			char *m = xasprintf("compute-sanitizer %s: %d error%s in the candidate, first at line %d: %s%s%s%s",
+					    req->sanitize, mine, mine == 1 ? "" : "s", f[first].line, f[first].what,
+					    s.verdict == V_PASS ? "" : " (then: ", s.verdict == V_PASS ? "" : s.message ? s.message : "",
+					    s.verdict == V_PASS ? "" : ")");
 
+			s.warnings |= WARN(W_SANITIZER);
+			if (s.verdict == V_PASS)
 				s.verdict = V_WRONG;
-				free(s.message);
-				s.message = m;
-			}
+			free(s.message);
+			s.message = m;
 		}
 		if (w->to->done)
 			w->to->done(w->to->ctx, &s);

@@ -213,6 +213,24 @@ static enum kbx_status exec_sql(struct db *db, const char *sql, const char *what
 	return KBX_OK;
 }
 
+/*
+ * Turning a new file to WAL rewrites its header: the connection reads it, then asks for the
+ * write lock while still holding its read lock, and when another connection has the write lock
+ * SQLite answers SQLITE_BUSY at once, without the busy handler (waiting could deadlock). So two
+ * processes opening a history that does not exist yet would see "database is locked": retry
+ * for as long as the busy timeout.
+ */
+static enum kbx_status enable_wal(struct db *db)
+{
+	double deadline = db_now() + DB_BUSY_TIMEOUT_MS / 1000.0;
+	int rc;
+
+	while ((rc = sqlite3_exec(db->sq, "PRAGMA journal_mode=WAL", NULL, NULL, NULL)) != SQLITE_OK &&
+	       (rc & 0xff) == SQLITE_BUSY && db_now() < deadline)
+		sqlite3_sleep(10);
+	return rc == SQLITE_OK ? KBX_OK : db_error(db, "enable WAL mode");
+}
+
 static void rollback(struct db *db)
 {
 	/* Keeps the caller's message: the failure that led here is the one worth reporting. */
@@ -321,7 +339,7 @@ enum kbx_status db_open(const char *path, struct db **out)
 	}
 	/* journal_mode answers with the mode it got; an in-memory database stays "memory", which is
 	 * fine. */
-	st = exec_sql(db, "PRAGMA journal_mode=WAL", "enable WAL mode");
+	st = enable_wal(db);
 	if (st == KBX_OK)
 		st = exec_sql(db, "PRAGMA synchronous=NORMAL", "set synchronous mode");
 	if (st == KBX_OK)

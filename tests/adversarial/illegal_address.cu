@@ -1,4 +1,6 @@
+// @kbx task Activation/gelu
 // @kbx expect runtime_error
+// @kbx because ILLEGAL_ADDRESS|illegal
 // Planted bug: dereferences a wild pointer. The context is poisoned; the worker must report the
 // launch and the next run must get a fresh worker.
 // @kbx launch gelu_wild<<<max(1, cdiv(n, 256)), 256>>>(x, y, n, approximate)

@@ -1,4 +1,6 @@
+// @kbx task Activation/gelu
 // @kbx expect abi_error
+// @kbx because defines no extern "C" __global__ function
 // Planted bug: the launch line names a kernel the source does not define with extern "C"
 // (C++ name mangling hides it).
 // @kbx launch gelu_mangled<<<max(1, cdiv(n, 256)), 256>>>(x, y, n, approximate)

@@ -1,4 +1,6 @@
+// @kbx task Activation/gelu
 // @kbx expect wrong
+// @kbx because modified input 'x'
 // Planted bug: computes in place in x and copies to y. Outputs are right; the input is not.
 // @kbx launch gelu_inplace<<<max(1, cdiv(n, 256)), 256>>>(x, y, n, approximate)
 extern "C" __global__ void gelu_inplace(float *x, float *y, long long n, int approximate)

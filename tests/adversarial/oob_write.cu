@@ -1,4 +1,6 @@
+// @kbx task Activation/gelu
 // @kbx expect wrong
+// @kbx because wrote outside buffer 'y' \(guard zone past the end
 // Planted bug: correct values, plus a write one element past the end of y (a classic
 // "<=" bound). The guard zone after y must catch it.
 // @kbx launch gelu_oob<<<max(1, cdiv(n + 1, 256)), 256>>>(x, y, n, approximate)

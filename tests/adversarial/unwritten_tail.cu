@@ -1,4 +1,6 @@
+// @kbx task Activation/gelu
 // @kbx expect wrong
+// @kbx because left [0-9]+ of [0-9]+ elements of 'y' unwritten
 // Planted bug: the last partial block is dropped (n / 256 blocks instead of cdiv), so the tail
 // of y is never written. The poisoned output must show it.
 // @kbx launch gelu_short<<<max(1, n / 256), 256>>>(x, y, n, approximate)

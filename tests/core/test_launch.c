@@ -275,6 +275,12 @@ static void test_no_launch(void **state)
 			 KBX_EPARSE);
 	assert_true(str_starts_with(kbx_last_error(), "'s.cu': no launch line"));
 	assert_null(spec.scratch);
+	/* the metadata of tests/adversarial is read past, whatever follows it */
+	spec = parse_ok("// @kbx task Reduce/sum\n// @kbx expect wrong\n// @kbx because case [a-z_]+: output 'y'\n"
+			"// @kbx args --rows 2 --launch-timeout 3\n// @kbx launch k<<<1, 1>>>(x)\n");
+	assert_int_equal(spec.nlaunches, 1);
+	assert_int_equal(spec.launches[0].line, 5);
+	kernel_spec_free(&spec);
 	/* no path given */
 	assert_int_equal(launch_parse_source("x", NULL, &spec), KBX_EPARSE);
 	assert_true(str_starts_with(kbx_last_error(), "'<source>': no launch line"));
@@ -292,6 +298,8 @@ static void test_directive_errors(void **state)
 	parse_err("// @kbx: launch", 1, 4, "unknown directive");
 	parse_err("// @kbx launch: k<<<1,1>>>()", 1, 15, "expected a space after 'launch' but found ':'");
 	parse_err("// @kbx expect=pass", 1, 15, "expected a space after 'expect'");
+	parse_err("// @kbx because: x\n// @kbx launch k<<<1,1>>>()", 1, 16, "expected a space after 'because' but found ':'");
+	parse_err("// @kbx tasks A/b\n// @kbx launch k<<<1,1>>>()", 1, 9, "unknown directive 'tasks'");
 	/* later lines get their own numbers */
 	parse_err("// @kbx launch k<<<1, 1>>>(x)\n\n\n  // @kbx scrach t f32 [n]\n", 4, 11, "unknown directive 'scrach'");
 	parse_err("a\r\nb\r\n// @kbx launch k<<<1>>>(x)\r\n", 3, 21, "expected ',' and a block size but found '>'");

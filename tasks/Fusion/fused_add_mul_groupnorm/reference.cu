@@ -5,12 +5,19 @@
 //     gn_partial: per (sample, group) and chunk of the group's contiguous C/G * H * W values, the
 //                 f64 sum and sum of squares (a warp-shuffle + shared-memory tree per block);
 //     gn_stats:   one block per (sample, group) combines its chunks: mean = S / cnt,
-//                 var = SS / cnt - mean^2 (biased), rstd = 1 / sqrt(var + eps), all in f64, stored
-//                 rounded to f32 in `gn_mean` and `gn_rstd`;
-//     gn_apply:   y = ((mul - mean) * rstd) * weight[c] + bias[c] in f32.
+//                 var = SS / cnt - mean^2 (biased), rstd = 1 / sqrt(var + eps), all in f64; stored
+//                 in f64 in `gn_stat64` (mean, rstd) and, for stage diffs, rounded to f32 in
+//                 `gn_mean` and `gn_rstd`;
+//     gn_apply:   y = (mul - mean) * rstd * weight[c] + bias[c] in f64 from `gn_stat64`, rounded
+//                 once to f32.
 // The f32 values are exact in f64 and so are their squares, so the only rounding in the statistics
-// is the f64 accumulation (relative ~1e-16 * cnt): the statistics are correctly rounded to f32 for
-// any group size (PyTorch's Welford in f32 is ~1e-7 from them), well inside rtol = atol = 1e-5.
+// is the f64 accumulation (relative ~1e-16 * cnt), and y is within about half an f32 ulp of the
+// exact group norm of `mul` for any group size. The apply stage deliberately does not use the f32
+// mean: its rounding (half an ulp of |mean|) moves y by up to |mean| / std * 3e-8 * |weight|, a
+// third of the 1e-5 tolerance on offset_data_scalar_bcast (|mean| / std ~ 41), where PyTorch's own
+// f32 result (Welford statistics, then y = x * a + b with a = rstd * weight, b = bias - a * mean)
+// is up to 0.7 of the tolerance from the exact one: the two errors together exceeded 1e-5 on an
+// H200. Every f32 implementation pays that price; the reference should not add its own.
 // Storing `add` and `mul` costs two extra passes over the tensor: the price of a reference whose
 // stages can be diffed. weight = None and bias = None of the function are weight = 1, bias = 0.
 //
@@ -21,11 +28,12 @@
 // @kbx scratch gn_part f64 [n * groups * max(1, min(cdiv(c / groups * h * w, 16384), 1024)) * 2]
 // @kbx scratch gn_mean f32 [n * groups]
 // @kbx scratch gn_rstd f32 [n * groups]
+// @kbx scratch gn_stat64 f64 [n * groups * 2]
 // @kbx launch bcast_binary<<<dim3(max(1, min(cdiv(h * w, 2048), 1024)), max(1, min(n * c, 65535))), 256>>>(input1, input2, add, n, c, i64(h * w), w, n2, c2, h2, w2, i32(0))
 // @kbx launch bcast_binary<<<dim3(max(1, min(cdiv(h * w, 2048), 1024)), max(1, min(n * c, 65535))), 256>>>(add, input2, mul, n, c, i64(h * w), w, n2, c2, h2, w2, i32(1))
 // @kbx launch gn_partial<<<dim3(max(1, n * groups), max(1, min(cdiv(c / groups * h * w, 16384), 1024))), 256>>>(mul, gn_part, i64(n * groups), i64(c / groups * h * w))
-// @kbx launch gn_stats<<<max(1, n * groups), 256>>>(gn_part, gn_mean, gn_rstd, i64(n * groups), i64(max(1, min(cdiv(c / groups * h * w, 16384), 1024))), i64(c / groups * h * w), eps)
-// @kbx launch gn_apply<<<dim3(max(1, min(cdiv(h * w, 2048), 1024)), max(1, min(n * c, 65535))), 256>>>(mul, gn_mean, gn_rstd, weight, bias, y, n, c, i64(h * w), groups)
+// @kbx launch gn_stats<<<max(1, n * groups), 256>>>(gn_part, gn_mean, gn_rstd, gn_stat64, i64(n * groups), i64(max(1, min(cdiv(c / groups * h * w, 16384), 1024))), i64(c / groups * h * w), eps)
+// @kbx launch gn_apply<<<dim3(max(1, min(cdiv(h * w, 2048), 1024)), max(1, min(n * c, 65535))), 256>>>(mul, gn_stat64, weight, bias, y, n, c, i64(h * w), groups)
 
 #define BLOCK 256
 
@@ -106,8 +114,8 @@ gn_partial(const float* __restrict__ x, double* __restrict__ part, long long ngr
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-gn_stats(const double* __restrict__ part, float* __restrict__ mean, float* __restrict__ rstd, long long ngroups,
-         long long chunks, long long gs, float eps)
+gn_stats(const double* __restrict__ part, float* __restrict__ mean, float* __restrict__ rstd,
+         double* __restrict__ stat64, long long ngroups, long long chunks, long long gs, float eps)
 {
 	const long long g = blockIdx.x;
 	if (g >= ngroups)
@@ -123,15 +131,18 @@ gn_stats(const double* __restrict__ part, float* __restrict__ mean, float* __res
 		double var = q / (double)gs - m * m;
 		if (var < 0.0) // rounding of a (near-)constant group
 			var = 0.0;
+		const double r = 1.0 / sqrt(var + (double)eps);
 		mean[g] = (float)m;
-		rstd[g] = (float)(1.0 / sqrt(var + (double)eps));
+		rstd[g] = (float)r;
+		stat64[g * 2] = m;
+		stat64[g * 2 + 1] = r;
 	}
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-gn_apply(const float* __restrict__ x, const float* __restrict__ mean, const float* __restrict__ rstd,
-         const float* __restrict__ weight, const float* __restrict__ bias, float* __restrict__ y, long long n,
-         long long c, long long hw, long long groups)
+gn_apply(const float* __restrict__ x, const double* __restrict__ stat64, const float* __restrict__ weight,
+         const float* __restrict__ bias, float* __restrict__ y, long long n, long long c, long long hw,
+         long long groups)
 {
 	const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	const long long stride = (long long)gridDim.x * blockDim.x;
@@ -139,10 +150,11 @@ gn_apply(const float* __restrict__ x, const float* __restrict__ mean, const floa
 	for (long long plane = blockIdx.y; plane < n * c; plane += gridDim.y) {
 		const long long in = plane / c, ic = plane % c;
 		const long long g = in * groups + ic / cpg;
-		const float mu = mean[g], rs = rstd[g], wt = weight[ic], bs = bias[ic];
+		// scale and shift in f64: y = (x - mean) * (rstd * weight) + bias, one f32 rounding at the end
+		const double mu = stat64[g * 2], sc = stat64[g * 2 + 1] * (double)weight[ic], bs = (double)bias[ic];
 		const float* xp = x + plane * hw;
 		float* yp = y + plane * hw;
 		for (long long p = tid; p < hw; p += stride)
-			yp[p] = ((xp[p] - mu) * rs) * wt + bs;
+			yp[p] = (float)(((double)xp[p] - mu) * sc + bs);
 	}
 }

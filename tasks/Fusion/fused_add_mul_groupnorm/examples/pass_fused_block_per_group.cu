@@ -4,6 +4,11 @@
 // the inputs on each of three passes (mean, centred variance, output) instead of being stored;
 // both statistics are f32 sums of per-thread f32 partials (two-pass, so no cancellation).
 // No scratch buffers.
+// m is rounded as eager PyTorch rounds it: __fadd_rn, then __fmul_rn. Written as (x1 + b) * b and
+// inlined into `m - mean` or `s + m`, NVRTC (fmad on by default) contracts the product into an fma
+// and uses the unrounded product: every pass then sees m with a different rounding error, and a
+// group whose variance is far below eps magnifies it by rstd ~ 1 / sqrt(eps) (size_1: m - mean =
+// 1.5e-7 instead of 0, y off by 5.8e-5).
 //
 // @kbx launch add_mul_gn<<<max(1, n * groups), 512>>>(input1, input2, weight, bias, y, n, c, i64(h * w), w, n2, c2, h2, w2, groups, eps)
 
@@ -14,7 +19,7 @@ static __device__ __forceinline__ float m_at(const float* x1, const float* x2, l
 	long long ih = p / w, iw = p % w;
 	long long j = (((n2 == 1 ? 0 : in) * c2 + (c2 == 1 ? 0 : ic)) * h2 + (h2 == 1 ? 0 : ih)) * w2 + (w2 == 1 ? 0 : iw);
 	float b = x2[j];
-	return (x1[(in * c + ic) * hw + p] + b) * b;
+	return __fmul_rn(__fadd_rn(x1[(in * c + ic) * hw + p], b), b);
 }
 
 static __device__ float block_sum(float v, float* sh)

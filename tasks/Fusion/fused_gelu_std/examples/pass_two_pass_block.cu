@@ -2,14 +2,19 @@
 // Correct alternative: one block per output, GELU in registers, two passes over the column in f32:
 // the mean first (tree reduction), then the sum of squared deviations from it. No intermediate
 // buffer. f32 tree sums stay ~1e-7 relative at the task's sizes.
+// GELU is recomputed in each pass, so both passes must get the same rounded value: its last
+// multiplication is __fmul_rn. A plain `*` there is contracted by NVRTC (fmad on by default) into
+// an fma with the `s +` of the first pass and the `- mean` of the second, which then sees the
+// unrounded product: g - mean is the product's rounding error instead of 0, and a single element
+// with correction 1 (size_1_nan) gives q / 0 = inf instead of 0 / 0 = NaN.
 //
 // @kbx launch gelu_std_twopass<<<max(1, min(a * d, 65535)), 256>>>(input, y, a, c, d, correction, approximate)
 
 __device__ __forceinline__ float gelu1(float x, int approximate)
 {
 	if (approximate)
-		return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-	return x * 0.5f * (1.0f + erff(x * 0.70710678f));
+		return __fmul_rn(0.5f * x, 1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+	return __fmul_rn(x * 0.5f, 1.0f + erff(x * 0.70710678f));
 }
 
 __device__ float block_sum(float v, float* sh)

@@ -19,6 +19,11 @@ extern "C" __global__ void pool_diff_partial(const float* __restrict__ x1, const
 {
 	__shared__ float sh[8];
 	const long long img = blockIdx.x;
+	// b = 0 still launches one row of blocks (max(1, b)): they must neither read the empty inputs
+	// nor write `partials`, which has b * 64 = 0 elements. (The whole block returns: no thread is
+	// left waiting at __syncthreads.)
+	if (img >= b)
+		return;
 	const long long N = c * oh * ow;
 	const bool is_max = p == __int_as_float(0x7f800000);
 	float acc = 0.0f;
