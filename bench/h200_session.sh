@@ -31,5 +31,5 @@ timeout "${CROSS_LIMIT:-200}" python3 tools/crosscheck.py --kbx "$kbx" --kernelb
 echo "crosscheck: rc=$? in $(( $(date +%s) - start )) s"
 tail -1 "$out/crosscheck.txt"
 grep -E ' FAIL ' "$out/crosscheck.txt" | cut -c1-300
-timeout "${TIMING_LIMIT:-60}" python3 bench/timing_fidelity.py --kbx "$kbx" --rounds 5 >"$out/timing.txt" 2>&1
+timeout "${TIMING_LIMIT:-200}" python3 bench/timing_fidelity.py --kbx "$kbx" --rounds 3 --out "$out/timing.json" >"$out/timing.txt" 2>&1
 tail -3 "$out/timing.txt"

@@ -29,8 +29,10 @@ int cmd_show(struct cli *c, int argc, char **argv);
 int cmd_starter(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
 int cmd_export(struct cli *c, int argc, char **argv);
+int cmd_eval(struct cli *c, int argc, char **argv);
 int cmd_worker(struct cli *c, int argc, char **argv);
 int cmd_history(struct cli *c, int argc, char **argv);
+int cmd_db(struct cli *c, int argc, char **argv);
 int cmd_doctor(struct cli *c, int argc, char **argv);
 
 /* Human-readable run output on `out` (print.c). */

@@ -31,6 +31,9 @@ static const char usage[] =
 	"  run TASK [FILE] [options]        compile, verify and time FILE (default: the reference)\n"
 	"  history [--category C] [--task T] [--json]\n"
 	"                                   past runs, summarised per category or task\n"
+	"  db merge FILE... | db path       merge other histories into this one; where it is\n"
+	"  eval SOURCE --out DIR [--gpus 0,1] [--shard I/N]\n"
+	"                                   evaluate many candidates (predictions.jsonl, a folder)\n"
 	"  export TASK [FILE] --dir D [--case NAME]\n"
 	"                                   inputs and outputs of each case as .npy files\n"
 	"  doctor                           driver, GPU, NVRTC, history and golden table\n"
@@ -133,7 +136,8 @@ int main(int argc, char **argv)
 		int (*fn)(struct cli *, int, char **);
 	} commands[] = {
 		{ "list", cmd_list }, { "show", cmd_show }, { "starter", cmd_starter }, { "run", cmd_run },
-		{ "export", cmd_export }, { "worker", cmd_worker }, { "history", cmd_history }, { "doctor", cmd_doctor },
+		{ "db", cmd_db },
+		{ "export", cmd_export }, { "eval", cmd_eval }, { "worker", cmd_worker }, { "history", cmd_history }, { "doctor", cmd_doctor },
 	};
 	struct cli c = { 0 };
 	size_t i;

@@ -899,7 +899,6 @@ static enum kbx_status parse_derive_section(struct task *t, const struct raw_sec
 			while (*v == ' ' || *v == '\t')
 				v++;
 			free(t->derive_values_off);
-	free(t->derive_base);
 			t->derive_values_off = xstrdup(*v ? v : "no reason given");
 		} else if (!strcmp(e->key, "base")) {
 			free(t->derive_base);
@@ -1193,6 +1192,7 @@ void task_free(struct task *t)
 		free(t->derive_sizes[i]);
 	free(t->derive_sizes);
 	free(t->derive_values_off);
+	free(t->derive_base);
 	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);

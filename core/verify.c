@@ -255,16 +255,99 @@ static enum kbx_status verify_qr(struct ctx *c, void *const *in, void *const *ca
 
 /* ------------------------------------------------------------------- eig ---- */
 
+/* How far the columns of V are from linear dependence: the smallest |r_kk| of a QR with column
+ * pivoting (each column measured against its own length), 0 when they are dependent. Order does
+ * not matter: the pivoting takes the most independent remaining column at each step. */
+static double independence(const struct mat *v, long long b, long long n)
+{
+	double *re = xmalloc((size_t)(n * n + 1) * sizeof(*re)), *im = xmalloc((size_t)(n * n + 1) * sizeof(*im));
+	double *len = xmalloc((size_t)(n + 1) * sizeof(*len)), worst = INFINITY;
+	long long i, j, k;
+
+	for (j = 0; j < n; j++) {
+		len[j] = 0;
+		for (i = 0; i < n; i++) {
+			re[j * n + i] = at(v, b, i, j, 0);
+			im[j * n + i] = at(v, b, i, j, 1);
+			len[j] += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
+		}
+		len[j] = sqrt(len[j]);
+	}
+	for (k = 0; k < n && worst > 0; k++) {
+		long long p = k;
+		double best = -1, r;
+
+		for (j = k; j < n; j++) {
+			double s = 0;
+
+			for (i = 0; i < n; i++)
+				s += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
+			s = len[j] > 0 ? sqrt(s) / len[j] : 0;
+			if (s > best) {
+				best = s;
+				p = j;
+			}
+		}
+		if (p != k) {
+			for (i = 0; i < n; i++) {
+				double t = re[k * n + i];
+
+				re[k * n + i] = re[p * n + i];
+				re[p * n + i] = t;
+				t = im[k * n + i];
+				im[k * n + i] = im[p * n + i];
+				im[p * n + i] = t;
+			}
+			r = len[k];
+			len[k] = len[p];
+			len[p] = r;
+		}
+		if (!(best > 0)) {
+			worst = 0;
+			break;
+		}
+		if (best < worst)
+			worst = best;
+		r = best * len[k];
+		for (i = 0; i < n; i++) {
+			re[k * n + i] /= r;
+			im[k * n + i] /= r;
+		}
+		for (j = k + 1; j < n; j++) {
+			double pr = 0, pi = 0;
+
+			for (i = 0; i < n; i++) {       /* q_k^H col_j */
+				pr += re[k * n + i] * re[j * n + i] + im[k * n + i] * im[j * n + i];
+				pi += re[k * n + i] * im[j * n + i] - im[k * n + i] * re[j * n + i];
+			}
+			for (i = 0; i < n; i++) {
+				re[j * n + i] -= pr * re[k * n + i] - pi * im[k * n + i];
+				im[j * n + i] -= pr * im[k * n + i] + pi * re[k * n + i];
+			}
+		}
+	}
+	free(re);
+	free(im);
+	free(len);
+	return n ? worst : 1;
+}
+
+/* A candidate's eigenvectors may be closer to dependence than the reference's by this factor:
+ * both come from backward-stable methods; a basis that collapses (one vector returned twice for
+ * a repeated eigenvalue) does not. */
+#define EIG_INDEPENDENCE_SLACK 100.0
+
 static enum kbx_status verify_eig(struct ctx *c, void *const *in, void *const *cand, void *const *ref)
 {
-	struct mat a, w, v, wr;
+	struct mat a, w, v, wr, vr;
 	enum kbx_status st;
 	long long b, i, j, l;
 	long long n;
 	unsigned char *used;
 
 	if ((st = get_mat(c, "input", in, 0, &a)) || (st = get_mat(c, "values", cand, 0, &w)) ||
-	    (st = get_mat(c, "vectors", cand, 0, &v)) || (st = get_mat(c, "values", ref, 0, &wr)))
+	    (st = get_mat(c, "vectors", cand, 0, &v)) || (st = get_mat(c, "values", ref, 0, &wr)) ||
+	    (st = get_mat(c, "vectors", ref, 0, &vr)))
 		return st;
 	n = a.rows;
 	if (n < 0 || a.cols != n || w.cols != n || v.rows != n || v.cols != n)
@@ -322,6 +405,13 @@ static enum kbx_status verify_eig(struct ctx *c, void *const *in, void *const *c
 		check(c, res, c->tol, b, "residual max |A v - l v| / (|A| |v|)");
 		check(c, match, c->tol, b, "eigenvalues differ from the reference's, max distance / |A|");
 		check(c, norm_err, c->tol, b, "eigenvectors not unit length, max ||v| - 1|");
+		if (c->out->pass) {
+			double mine = independence(&v, b, n), theirs = independence(&vr, b, n);
+
+			check(c, theirs > 0 ? theirs / (mine > 0 ? mine : 1e-300) : 0, EIG_INDEPENDENCE_SLACK, b,
+			      "eigenvectors nearer linear dependence than the reference's, ratio of smallest pivoted QR "
+			      "pivots");
+		}
 	}
 	free(used);
 	return KBX_OK;

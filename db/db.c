@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -105,6 +106,16 @@ static const char *const migrations[] = {
 	 * per-category and per-task queries read these instead of every row (and its source). */
 	"CREATE INDEX runs_category_summary ON runs(category, task_id, verdict, created_at, speedup_golden, speedup_ref);"
 	"CREATE INDEX runs_task_summary ON runs(task_id, created_at, verdict, speedup_golden, speedup_ref, category);",
+	/* 3: where a run ran (CUDA ordinal) and for which evaluation; the file a merged run came
+	 * from; an identity that survives merging. Old runs get theirs from their id and content
+	 * (kbx_legacy_uid, registered by db_open), not at random, so that two copies of one old
+	 * history migrate to the same uids and merging both adds each run once. */
+	"ALTER TABLE runs ADD COLUMN device INTEGER;"
+	"ALTER TABLE runs ADD COLUMN eval TEXT;"
+	"ALTER TABLE runs ADD COLUMN origin TEXT;"
+	"ALTER TABLE runs ADD COLUMN uid TEXT;"
+	"UPDATE runs SET uid = kbx_legacy_uid(id, task_id, category, created_at, verdict, seed, source_hash);"
+	"CREATE UNIQUE INDEX runs_uid ON runs(uid);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
@@ -125,6 +136,104 @@ enum kbx_status db_error(struct db *db, const char *fmt, ...)
 struct sqlite3 *db_sqlite(struct db *db)
 {
 	return db->sq;
+}
+
+const char *db_path(struct db *db)
+{
+	return db->path;
+}
+
+/*
+ * kbx_legacy_uid(value, ...): the uid of a run recorded before schema 3, 32 hex digits of the
+ * SHA-256 of its arguments with their types. Doubles go in as their bits, not as text: the
+ * locale must not change a uid.
+ */
+static void sql_legacy_uid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct sbuf sb = SBUF_INIT;
+	char hex[65];
+
+	for (int i = 0; i < argc; i++) {
+		switch (sqlite3_value_type(argv[i])) {
+		case SQLITE_NULL:
+			sbuf_adds(&sb, "n;");
+			break;
+		case SQLITE_INTEGER:
+			sbuf_addf(&sb, "i%lld;", (long long)sqlite3_value_int64(argv[i]));
+			break;
+		case SQLITE_FLOAT: {
+			double d = sqlite3_value_double(argv[i]);
+			unsigned long long bits;
+
+			memcpy(&bits, &d, sizeof(bits));
+			sbuf_addf(&sb, "f%016llx;", bits);
+			break;
+		}
+		default: {
+			const unsigned char *t = sqlite3_value_text(argv[i]);
+			int n = sqlite3_value_bytes(argv[i]);
+
+			sbuf_addf(&sb, "t%d:", n);
+			if (t && n > 0)
+				sbuf_add(&sb, (const char *)t, (size_t)n);
+			sbuf_adds(&sb, ";");
+			break;
+		}
+		}
+	}
+	sha256_hex(sb.buf ? sb.buf : "", sb.len, hex);
+	sbuf_release(&sb);
+	sqlite3_result_text(ctx, hex, 32, SQLITE_TRANSIENT);
+}
+
+int db_register_functions(struct sqlite3 *sq)
+{
+	return sqlite3_create_function_v2(sq, "kbx_legacy_uid", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+					  sql_legacy_uid, NULL, NULL, NULL);
+}
+
+/*
+ * A new run's uid: 128 random bits from the kernel. Not SQLite's randomblob(): its generator is
+ * seeded once per process, and a child forked after the parent used it would repeat the
+ * parent's sequence. Without getrandom or /dev/urandom, time, pid and a counter still make
+ * uids that differ between runs.
+ */
+static void new_uid(char out[33])
+{
+	static unsigned long long counter;
+	unsigned char b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof(b)) {
+		FILE *fp = fopen("/dev/urandom", "rb");
+
+		got = fp ? fread(b, 1, sizeof(b), fp) : 0;
+		if (fp)
+			fclose(fp);
+	}
+	if (got < sizeof(b)) {
+		char seed[128], hex[65];
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(seed, sizeof(seed), "%lld.%09ld/%ld/%llu/%p", (long long)ts.tv_sec, ts.tv_nsec,
+			 (long)getpid(), ++counter, (void *)seed);
+		sha256_hex(seed, strlen(seed), hex);
+		memcpy(out, hex, 32);
+		out[32] = '\0';
+		return;
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
 double db_now(void)
@@ -331,6 +440,11 @@ enum kbx_status db_open(const char *path, struct db **out)
 	}
 	sqlite3_extended_result_codes(db->sq, 1);
 	sqlite3_busy_timeout(db->sq, DB_BUSY_TIMEOUT_MS);
+	if (db_register_functions(db->sq) != SQLITE_OK) {
+		st = db_error(db, "register SQL functions");
+		db_close(db);
+		return st;
+	}
 	/* Opening is lazy: the first read is what finds a file that is not SQLite. */
 	if (sqlite3_exec(db->sq, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
 		st = kbx_error(KBX_EDB, "cannot open history '%s': %s", path, sqlite3_errmsg(db->sq));
@@ -402,8 +516,8 @@ static int step_done(sqlite3_stmt *st)
 static const char insert_run_sql[] =
 	"INSERT INTO runs (task_id, category, gpu, driver_version, source, source_hash, source_path,"
 	" compile_options, verdict, warnings, message, seed, speedup_golden, speedup_ref, cand_ms,"
-	" ref_ms, created_at, summary_json)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+	" ref_ms, created_at, summary_json, device, eval, uid)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
 static const char insert_case_sql[] =
 	"INSERT INTO case_results (run_id, idx, name, verdict, max_abs, max_rel, max_ulp, mismatches,"
 	" detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -412,7 +526,7 @@ static const char insert_perf_sql[] =
 	" cand_n, ref_ms, golden_ms, gbps, tflops)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 
-static int insert_run_row(struct db *db, const struct db_run *r, sqlite3_int64 *id)
+static int insert_run_row(struct db *db, const struct db_run *r, const char *uid, sqlite3_int64 *id)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -439,6 +553,12 @@ static int insert_run_row(struct db *db, const struct db_run *r, sqlite3_int64 *
 	bind_opt_double(st, 16, r->ref_ms);
 	sqlite3_bind_double(st, 17, r->created_at > 0 ? r->created_at : db_now());
 	bind_text(st, 18, r->summary_json);
+	if (r->has_device)
+		sqlite3_bind_int(st, 19, r->device);
+	else
+		sqlite3_bind_null(st, 19);
+	bind_text(st, 20, r->eval);
+	bind_text(st, 21, uid);
 	rc = step_done(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_OK)
@@ -506,9 +626,11 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 	sqlite3_int64 id = 0;
 	enum kbx_status st;
 	const char *what;
+	char uid[33];
 	int rc;
 
 	run->id = 0;
+	run->uid[0] = '\0';
 	if (!run->task_id || !run->category)
 		return kbx_error(KBX_EINVAL, "cannot record a run without a task id and category");
 	if ((run->ncases > 0 && !run->cases) || (run->nperf > 0 && !run->perf) || run->ncases < 0 ||
@@ -518,6 +640,9 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 	if (!verdict_text(run->verdict))
 		return kbx_error(KBX_EINVAL, "cannot record run of '%s': invalid verdict %d", run->task_id,
 				 (int)run->verdict);
+	if (run->has_device && run->device < 0)
+		return kbx_error(KBX_EINVAL, "cannot record run of '%s': invalid device %d", run->task_id,
+				 run->device);
 	for (int i = 0; i < run->ncases; i++)
 		if (!verdict_text(run->cases[i].verdict))
 			return kbx_error(KBX_EINVAL, "cannot record run of '%s': invalid verdict %d in case %d",
@@ -527,7 +652,8 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 	if (st != KBX_OK)
 		return kbx_wrap(st, "cannot record run of '%s'", run->task_id);
 	what = "insert the run";
-	rc = insert_run_row(db, run, &id);
+	new_uid(uid);
+	rc = insert_run_row(db, run, uid, &id);
 	if (rc == SQLITE_OK) {
 		what = "insert its case results";
 		rc = insert_cases(db, id, run->cases, run->ncases);
@@ -547,6 +673,7 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 		return st;
 	}
 	run->id = id;
+	memcpy(run->uid, uid, sizeof(uid));
 	return KBX_OK;
 }
 
@@ -596,6 +723,23 @@ enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_
 	return ret;
 }
 
+int db_cache_trim(struct db *db)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* Ties in created_at (same clock tick) go by insertion order. */
+	rc = sqlite3_prepare_v2(db->sq,
+				"DELETE FROM compile_cache WHERE key IN (SELECT key FROM compile_cache"
+				" ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?1)", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int(st, 1, DB_CACHE_MAX);
+		rc = step_done(st);
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
 enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, const char *options,
 			     const void *image, size_t size, const char *log)
 {
@@ -627,17 +771,8 @@ enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, c
 		rc = step_done(st);
 		sqlite3_finalize(st);
 	}
-	if (rc == SQLITE_OK) {
-		/* Ties in created_at (same clock tick) go by insertion order. */
-		rc = sqlite3_prepare_v2(db->sq,
-					"DELETE FROM compile_cache WHERE key IN (SELECT key FROM compile_cache"
-					" ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?1)", -1, &st, NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_int(st, 1, DB_CACHE_MAX);
-			rc = step_done(st);
-			sqlite3_finalize(st);
-		}
-	}
+	if (rc == SQLITE_OK)
+		rc = db_cache_trim(db);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db->sq, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {

@@ -19,7 +19,13 @@
 
 struct db;
 
-#define DB_SCHEMA_VERSION 2
+/*
+ * Schema 3 added to every run the CUDA device it ran on, the evaluation it belongs to, the
+ * history file it was merged from, and a uid: 32 lowercase hex digits, random for a new run,
+ * copied by db_merge, so that merging the same file twice adds nothing. Runs from before
+ * schema 3 got a uid derived from their id and content (the same in every copy of a file).
+ */
+#define DB_SCHEMA_VERSION 3
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);
@@ -47,6 +53,7 @@ struct db_perf {
 
 struct db_run {
 	long long id;                /* set by db_run_insert */
+	char uid[33];                /* set by db_run_insert */
 	const char *task_id, *category;
 	const char *gpu;
 	int driver_version;
@@ -64,6 +71,9 @@ struct db_run {
 	int ncases;
 	const struct db_perf *perf;
 	int nperf;
+	int has_device;              /* whether device is known (a memset struct says no) */
+	int device;                  /* CUDA ordinal the worker used */
+	const char *eval;            /* the evaluation's name or id; NULL for an interactive run */
 };
 
 enum kbx_status db_run_insert(struct db *db, struct db_run *run);
@@ -104,6 +114,8 @@ struct db_run_row {
 	double speedup_golden, speedup_ref, cand_ms;
 	double created_at;
 	char source_hash[65];
+	int device;                  /* -1 when not recorded */
+	char eval[128];              /* "" for an interactive run */
 };
 enum kbx_status db_runs_list(struct db *db, const char *category, const char *task_id, int limit,
 			     struct db_run_row **out, int *n);
@@ -121,6 +133,8 @@ struct db_run_detail {
 	struct db_perf *perf;
 	char **perf_input_size;
 	int nperf;
+	char *origin;                /* the file it was merged from; NULL when recorded here */
+	char uid[33];
 };
 enum kbx_status db_run_get(struct db *db, long long id, struct db_run_detail *out);
 void db_run_detail_free(struct db_run_detail *d);
@@ -129,12 +143,35 @@ void db_run_detail_free(struct db_run_detail *d);
  * the span of its history. rates[i] < 0 when a bucket has no runs. */
 enum kbx_status db_category_series(struct db *db, const char *category, int nbuckets, double *rates);
 
-/* For db/'s own files (history.c, recorder.c), not for callers outside db/: the SQLite
+/*
+ * Merging histories (merge.c): copy every run of the history at src_path that this one lacks
+ * (by uid), with everything that refers to it (case results, perf rows: any table with a
+ * foreign key to runs), and the compile cache entries whose key it lacks, in one transaction.
+ * Run ids are new; a copied run's origin is the absolute path of src_path unless it already
+ * had one. The source is opened read-only; one of an older schema is migrated in a temporary
+ * copy; a file that is not a kbx history, or is newer than this kbx, is refused naming it.
+ * Merging the same file twice adds nothing the second time.
+ */
+struct db_merge_stats {
+	int runs_merged;             /* copied */
+	int runs_present;            /* skipped: a run with the same uid was already here */
+	int cache_merged;            /* compile cache entries copied */
+};
+enum kbx_status db_merge(struct db *db, const char *src_path, struct db_merge_stats *stats);
+/* The path the history was opened with. */
+const char *db_path(struct db *db);
+
+/* For db/'s own files (history.c, recorder.c, merge.c), not for callers outside db/: the SQLite
  * connection; a KBX_EDB error "cannot <what> in history 'path': <sqlite message>"; wall-clock
  * unix seconds as stored in created_at. */
 struct sqlite3;
 struct sqlite3 *db_sqlite(struct db *db);
 enum kbx_status db_error(struct db *db, const char *fmt, ...) KBX_PRINTF(2, 3);
 double db_now(void);
+/* The SQL functions kbx's migrations use, on a connection of db/'s own; SQLite's result code. */
+int db_register_functions(struct sqlite3 *sq);
+/* Drop the oldest compile cache entries beyond the bound, inside the caller's transaction;
+ * SQLite's result code. */
+int db_cache_trim(struct db *db);
 
 #endif

@@ -217,7 +217,7 @@ enum kbx_status db_task_stats(struct db *db, const char *category, struct db_tas
 
 #define RUN_ROW_COLUMNS \
 	"id, task_id, category, gpu, verdict, warnings, speedup_golden, speedup_ref, cand_ms," \
-	" created_at, source_hash"
+	" created_at, source_hash, device, eval"
 
 static void read_run_row(sqlite3_stmt *st, struct db_run_row *r)
 {
@@ -233,6 +233,8 @@ static void read_run_row(sqlite3_stmt *st, struct db_run_row *r)
 	r->cand_ms = column_opt_double(st, 8);
 	r->created_at = sqlite3_column_double(st, 9);
 	column_copy(st, 10, r->source_hash, sizeof(r->source_hash));
+	r->device = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 11);
+	column_copy(st, 12, r->eval, sizeof(r->eval));
 }
 
 enum kbx_status db_runs_list(struct db *db, const char *category, const char *task_id, int limit,
@@ -351,17 +353,19 @@ enum kbx_status db_run_get(struct db *db, long long id, struct db_run_detail *ou
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	ret = prepare(db, "SELECT " RUN_ROW_COLUMNS ", source, message, summary_json FROM runs WHERE id = ?1",
-		      &st, "read a run");
+	ret = prepare(db, "SELECT " RUN_ROW_COLUMNS ", source, message, summary_json, origin, uid FROM runs"
+		      " WHERE id = ?1", &st, "read a run");
 	if (ret != KBX_OK)
 		return ret;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		read_run_row(st, &out->row);
-		out->source = column_dup(st, 11);
-		out->message = column_dup(st, 12);
-		out->summary_json = column_dup(st, 13);
+		out->source = column_dup(st, 13);
+		out->message = column_dup(st, 14);
+		out->summary_json = column_dup(st, 15);
+		out->origin = column_dup(st, 16);
+		column_copy(st, 17, out->uid, sizeof(out->uid));
 		ret = KBX_OK;
 	} else if (rc == SQLITE_DONE) {
 		ret = kbx_error(KBX_ENOTFOUND, "no run %lld in the history", id);
@@ -385,6 +389,7 @@ void db_run_detail_free(struct db_run_detail *d)
 	free(d->source);
 	free(d->message);
 	free(d->summary_json);
+	free(d->origin);
 	for (int i = 0; i < d->ncases; i++) {
 		free(d->case_names[i]);
 		free(d->case_json[i]);

@@ -13,6 +13,8 @@ struct recorder {
 	struct db *db;
 	char *task_id, *category, *source, *source_path;
 	unsigned long long seed;
+	int device;                     /* < 0: not known */
+	char *eval;
 	char *options;                  /* from the compile result */
 	struct db_case *cases;          /* strings owned */
 	int ncases;
@@ -42,8 +44,16 @@ struct recorder *recorder_new(struct db *db, const char *task_id, const char *ca
 	r->source = dup_or_null(source);
 	r->source_path = dup_or_null(source_path);
 	r->seed = seed;
+	r->device = -1;
 	r->status = KBX_OK;
 	return r;
+}
+
+void recorder_set_context(struct recorder *r, int device, const char *eval)
+{
+	r->device = device < 0 ? -1 : device;
+	free(r->eval);
+	r->eval = dup_or_null(eval);
 }
 
 static void on_phase(void *ctx, const char *what, double limit_s)
@@ -164,6 +174,9 @@ static void on_done(void *ctx, const struct run_summary *s)
 	run.ncases = r->ncases;
 	run.perf = r->perf;
 	run.nperf = r->nperf;
+	run.has_device = r->device >= 0;
+	run.device = r->device;
+	run.eval = r->eval;
 
 	r->status = db_run_insert(r->db, &run);
 	if (r->status == KBX_OK) {
@@ -223,6 +236,7 @@ void recorder_free(struct recorder *r)
 	free(r->source);
 	free(r->source_path);
 	free(r->options);
+	free(r->eval);
 	free(r->error);
 	free(r);
 }

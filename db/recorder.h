@@ -8,6 +8,7 @@
  * transaction. Use it alongside the other listeners through events_tee:
  *
  *     struct recorder *rec = recorder_new(db, task->id, task->category, src, path, seed);
+ *     recorder_set_context(rec, device, eval_name);      (kbx eval: where, and for what)
  *     struct run_events rev = recorder_events(rec);
  *     ... run the engine with rev (or a tee including it) ...
  *     if (recorder_status(rec) != KBX_OK)
@@ -27,6 +28,10 @@ struct recorder;
 /* Strings are copied; db must outlive the recorder. source and source_path may be NULL. */
 struct recorder *recorder_new(struct db *db, const char *task_id, const char *category,
 			      const char *source, const char *source_path, unsigned long long seed);
+/* Where and for what the run happens: the CUDA ordinal the worker uses (< 0: not known) and the
+ * evaluation it belongs to (NULL for an interactive run; copied). Without a call, neither is
+ * recorded. Call it before done(). */
+void recorder_set_context(struct recorder *r, int device, const char *eval);
 /* The events to feed; ctx is r. */
 struct run_events recorder_events(struct recorder *r);
 /* The run's id once done() wrote it; 0 before, or if writing failed. */

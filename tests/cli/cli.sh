@@ -119,6 +119,34 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert len(a) >= 3,
 expect 0 "history --category" -- "$kbx" history --category Activation
 expect 2 "history of an unknown task" -- "$kbx" history --task nosuchtask
 
+# db merge: two workers' histories into a third, each run once; merging again adds nothing
+"$kbx" --db "$tmp/w0.db" run gelu --no-perf >/dev/null 2>&1
+"$kbx" --db "$tmp/w0.db" run gelu --no-perf >/dev/null 2>&1
+"$kbx" --db "$tmp/w1.db" run gelu --no-perf >/dev/null 2>&1
+expect 0 "db merge of two histories" -- "$kbx" --db "$tmp/merged.db" db merge "$tmp/w0.db" "$tmp/w1.db"
+contains "$tmp/out" "^merged 2 runs from .*w0\.db \(0 already present\)$" "merge counts the first history's runs"
+contains "$tmp/out" "^merged 1 runs from .*w1\.db \(0 already present\)$" "merge counts the second history's runs"
+expect 0 "db merge again" -- "$kbx" --db "$tmp/merged.db" db merge "$tmp/w1.db" "$tmp/w0.db"
+contains "$tmp/out" "^merged 0 runs from .*w0\.db \(2 already present\)$" "merging again adds nothing"
+expect 0 "history of the merged file" -- "$kbx" --db "$tmp/merged.db" history --task gelu --json
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert len(a) == 3, a
+assert all(r["task"] == "Activation/gelu" and r["verdict"] in ("pass", "not_run") for r in a), a
+' "$tmp/out" && ok "the merged history has the 3 runs" || no "merged history runs"
+yes 'not a history' | head -n 300 >"$tmp/junk.db"
+expect 2 "db merge of a file that is not a history" -- "$kbx" --db "$tmp/m2.db" db merge "$tmp/junk.db" "$tmp/w1.db"
+contains "$tmp/err" "junk\.db': not a kbx history" "a file that is not a history is named"
+contains "$tmp/out" "^merged 1 runs from .*w1\.db" "the other file is still merged"
+expect 2 "db merge of a missing file" -- "$kbx" --db "$tmp/m2.db" db merge "$tmp/nope.db"
+contains "$tmp/err" "cannot merge '.*nope\.db'" "the missing file is named"
+expect 0 "db path" -- "$kbx" --db "$tmp/merged.db" db path
+contains "$tmp/out" "/merged\.db$" "db path prints --db"
+expect 0 "db path of the default history" -- "$kbx" db path
+contains "$tmp/out" "/history\.db$" "db path follows KBX_DB"
+expect 2 "db without a subcommand" -- "$kbx" db
+
 # a broken task is skipped with a message naming its file and line; the others still load
 mkdir -p "$tmp/tasks/Activation/bad"
 cp -R "$srcdir/tasks/Activation/gelu" "$tmp/tasks/Activation/gelu"
@@ -130,6 +158,48 @@ contains "$tmp/err" "bad/task.ini' line 4: expected 1, 2, 3, 4 or 5" "with its f
 contains "$tmp/out" "^  gelu " "the other tasks still load"
 expect 2 "a catalogue that does not exist" -- "$kbx" --tasks "$tmp/nowhere" list
 contains "$tmp/err" "nowhere" "the missing catalogue is named"
+
+# eval: a predictions.jsonl (fenced answers, a broken one, an unknown task), resume, shards
+python3 - "$srcdir" "$tmp/pred.jsonl" <<'PY'
+import json, sys
+src, out = sys.argv[1], sys.argv[2]
+rows = []
+for t in ("Activation/gelu", "Math/add", "Reduce/sum"):
+    code = open(f"{src}/tasks/{t}/reference.cu").read()
+    rows.append({"file": t + ".py", "predict": "Here it is:\n```cuda\n" + code + "```\n"})
+rows.append({"file": "Activation/relu.py", "predict": "```\nnot CUDA at all\n```"})
+rows.append({"file": "Nope/nothing.py", "predict": "x"})
+open(out, "w").write("".join(json.dumps(r) + "\n" for r in rows))
+PY
+expect 0 "eval of a predictions.jsonl" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --gpus 0 --no-perf --quiet
+contains "$tmp/out" "^all +5 +60%" "eval prints the per-category table (3 of 5 compile)"
+contains "$tmp/out" "^Activation +2 +50%" "eval counts the broken kernel as not compiled"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1] + "/metrics.json"))["items"]
+s = json.load(open(sys.argv[1] + "/summary.json"))
+v = {i["id"]: i for i in m}
+assert len(m) == 5, m
+assert v["line 4"]["verdict"] == "compile_error" and not v["line 4"]["call"], v["line 4"]
+assert v["line 5"]["verdict"] == "error" and "no task named" in v["line 5"]["message"], v["line 5"]
+assert v["line 1"]["call"] and v["line 1"]["task"] == "Activation/gelu", v["line 1"]
+assert v["line 1"]["verdict"] in ("pass", "not_run"), v["line 1"]
+assert s["overall"]["items"] == 5 and s["overall"]["call"] == 3, s
+' "$tmp/ev" && ok "metrics.json and summary.json hold every item" || no "eval reports"
+expect 0 "eval resumes" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --no-perf
+contains "$tmp/err" "resuming: 5 of 5 items already done" "a finished evaluation is not redone"
+[ "$(wc -l <"$tmp/ev/progress.jsonl")" -eq 5 ] && ok "each item recorded once" || no "progress has $(wc -l <"$tmp/ev/progress.jsonl") lines"
+expect 0 "eval shard 0/2" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/s0" --shard 0/2 --no-perf --quiet
+expect 0 "eval shard 1/2" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/s1" --shard 1/2 --no-perf --quiet
+cat "$tmp/s0/progress.jsonl" "$tmp/s1/progress.jsonl" | python3 -c '
+import json, sys
+ids = sorted(json.loads(l)["id"] for l in sys.stdin)
+assert ids == ["line %d" % i for i in range(1, 6)], ids
+' && ok "two shards cover every item once" || no "shards overlap or miss items"
+expect 2 "eval with a bad shard" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/bad" --shard 2/2
+contains "$tmp/err" "bad shard '2/2'" "the bad shard is named"
+expect 2 "eval with a bad GPU list" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/bad" --gpus 0,0
+expect 2 "eval of a missing source" -- "$kbx" eval "$tmp/none.jsonl" --out "$tmp/bad"
 
 echo "1..$n"
 exit $fail

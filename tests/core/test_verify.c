@@ -308,6 +308,36 @@ static void test_eig(void **state)
 	fixture_free(f);
 }
 
+/* A repeated eigenvalue leaves any basis of its eigenspace; not one vector twice. */
+static void test_eig_dependent_vectors(void **state)
+{
+	struct fixture *f = fixture_new("eig", "1e-5");
+	struct verify_result vr;
+	float a[4] = { 1, 0, 0, 1 }, val[4] = { 1, 0, 1, 0 };
+	float basis[8] = { 1, 0, 0, 0, 0, 0, 1, 0 };                    /* e1, e2 */
+	float h = (float)M_SQRT1_2;
+	float rotated[8] = { h, 0, -h, 0, h, 0, h, 0 };                 /* another orthonormal basis */
+	float twice[8] = { 1, 0, 1, 0, 0, 0, 0, 0 };                    /* e1, e1 */
+
+	(void)state;
+	add_buf(f, "A", ARG_IN, DT_F32, 2, 2, 2, 0);
+	add_buf(f, "L", ARG_OUT, DT_C64, 1, 2, 0, 0);
+	add_buf(f, "V", ARG_OUT, DT_C64, 2, 2, 2, 0);
+	set_param(f, "input", "A");
+	set_param(f, "values", "L");
+	set_param(f, "vectors", "V");
+	memcpy(f->in[0], a, sizeof(a));
+	memcpy(f->cand[1], val, sizeof(val));
+	memcpy(f->ref[1], val, sizeof(val));
+	memcpy(f->ref[2], basis, sizeof(basis));
+	memcpy(f->cand[2], rotated, sizeof(rotated));
+	assert_true(run_verify(f, &vr));
+	memcpy(f->cand[2], twice, sizeof(twice));
+	assert_false(run_verify(f, &vr));
+	assert_non_null(strstr(vr.message, "linear dependence"));
+	fixture_free(f);
+}
+
 static void test_config_errors(void **state)
 {
 	struct fixture *f = fixture_new("lu", "1e-5");
@@ -335,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_svd),
 		cmocka_unit_test(test_qr),
 		cmocka_unit_test(test_eig),
+		cmocka_unit_test(test_eig_dependent_vectors),
 		cmocka_unit_test(test_config_errors),
 	};
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +83,7 @@ static int teardown(void **state)
 }
 
 /* One integer from a raw query (-1000 for NULL or no row). */
+static long long q_int(struct db *db, const char *fmt, ...) KBX_PRINTF(2, 3);
 static long long q_int(struct db *db, const char *fmt, ...)
 {
 	char sql[512];
@@ -230,15 +232,17 @@ static void test_open_fresh(void **state)
 	snprintf(path, sizeof(path), "%s/a/b/history.db", dir);
 	assert_int_equal(db_open(path, &db), KBX_OK);
 	assert_non_null(db);
-	assert_int_equal(db_schema_version(db), 2);
-	assert_int_equal(DB_SCHEMA_VERSION, 2);
+	assert_int_equal(db_schema_version(db), 3);
+	assert_int_equal(DB_SCHEMA_VERSION, 3);
 	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(q_int(db, "PRAGMA synchronous"), 1);    /* NORMAL */
 	assert_int_equal(q_int(db, "PRAGMA busy_timeout"), 5000);
 	for (const char *const *t = (const char *const[]){ "runs", "case_results", "perf_rows", "compile_cache",
-							    "runs_category_time", "runs_task_time", NULL }; *t; t++)
+							    "runs_category_time", "runs_task_time", "runs_uid", NULL }; *t; t++)
 		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = '%s'", *t), 1);
+	for (const char *const *c = (const char *const[]){ "device", "eval", "origin", "uid", NULL }; *c; c++)
+		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = '%s'", *c), 1);
 	/* the new folders are private */
 	assert_int_equal(stat(sub, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0700);
@@ -288,12 +292,12 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct db *db = (struct db *)&db;
 
-	exec(f->db, "PRAGMA user_version = 3");
+	exec(f->db, "PRAGMA user_version = 4");
 	db_close(f->db);
 	f->db = NULL;
 	assert_int_equal(db_open(f->path, &db), KBX_EDB);
 	assert_null(db);
-	assert_non_null(strstr(kbx_last_error(), "schema version 3"));
+	assert_non_null(strstr(kbx_last_error(), "schema version 4"));
 	assert_non_null(strstr(kbx_last_error(), "newer"));
 	assert_non_null(strstr(kbx_last_error(), f->path));
 	/* leave it openable for teardown */
@@ -301,27 +305,196 @@ static void test_newer_schema_refused(void **state)
 		sqlite3 *sq;
 
 		assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(sq);
 	}
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
 }
 
-/* A version 1 history (made by an older kbx) is migrated to version 2: the covering indexes
- * appear and the runs stay. */
-static void test_migrate_v1_to_v2(void **state)
+/*
+ * The schema as kbx shipped it at versions 1 and 2, frozen here (never regenerated from db.c):
+ * a history written by an older kbx, with a few runs, cases, perf rows and a cache entry.
+ */
+static const char schema_v1[] =
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, category TEXT NOT NULL, gpu TEXT,"
+	"  driver_version INTEGER, source TEXT, source_hash TEXT, source_path TEXT, compile_options TEXT,"
+	"  verdict TEXT NOT NULL, warnings TEXT, message TEXT, seed INTEGER, speedup_golden REAL,"
+	"  speedup_ref REAL, cand_ms REAL, ref_ms REAL, created_at REAL NOT NULL, summary_json TEXT);"
+	"CREATE INDEX runs_category_time ON runs(category, created_at);"
+	"CREATE INDEX runs_task_time ON runs(task_id, created_at);"
+	"CREATE INDEX runs_time ON runs(created_at);"
+	"CREATE INDEX runs_source_hash ON runs(source_hash);"
+	"CREATE TABLE case_results ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL, verdict TEXT NOT NULL, max_abs REAL, max_rel REAL, max_ulp REAL,"
+	"  mismatches INTEGER, detail_json TEXT, PRIMARY KEY (run_id, idx));"
+	"CREATE TABLE perf_rows ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, \"row\" INTEGER NOT NULL,"
+	"  input_size TEXT, cand_ms REAL, cand_p20 REAL, cand_p80 REAL, cand_min REAL, cand_n INTEGER,"
+	"  ref_ms REAL, golden_ms REAL, gbps REAL, tflops REAL, PRIMARY KEY (run_id, \"row\"));"
+	"CREATE TABLE compile_cache ("
+	"  key TEXT PRIMARY KEY NOT NULL, arch TEXT, options TEXT, image BLOB NOT NULL, log TEXT,"
+	"  created_at REAL NOT NULL);"
+	"CREATE INDEX compile_cache_time ON compile_cache(created_at);";
+static const char schema_v2[] =
+	"CREATE INDEX runs_category_summary ON runs(category, task_id, verdict, created_at, speedup_golden, speedup_ref);"
+	"CREATE INDEX runs_task_summary ON runs(task_id, created_at, verdict, speedup_golden, speedup_ref, category);";
+static const char old_rows[] =
+	"INSERT INTO runs (task_id, category, gpu, verdict, seed, source, source_hash, created_at) VALUES"
+	" ('Math/add', 'Math', 'NVIDIA H200', 'pass', 7, 'src a', 'aa', 100.5),"
+	" ('Math/add', 'Math', NULL, 'wrong', 8, 'src b', 'bb', 200.25),"
+	" ('Math/sub', 'Math', NULL, 'pass', 9, NULL, NULL, 300);"
+	"INSERT INTO case_results (run_id, idx, name, verdict, detail_json) VALUES"
+	" (1, 0, 'c0', 'pass', '{}'), (1, 1, 'c1', 'pass', '{}'), (2, 0, 'c0', 'wrong', '{\"x\":1}');"
+	"INSERT INTO perf_rows (run_id, \"row\", cand_ms, cand_n) VALUES (1, 0, 0.5, 10), (1, 1, 0.75, 10);"
+	"INSERT INTO compile_cache (key, image, created_at) VALUES ('old', x'0102', 50);";
+
+static void make_old_history(const char *path, int version)
+{
+	sqlite3 *sq;
+	char sql[400];
+
+	unlink(path);
+	snprintf(sql, sizeof(sql), "%s-wal", path);
+	unlink(sql);
+	snprintf(sql, sizeof(sql), "%s-shm", path);
+	unlink(sql);
+	assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sq, schema_v1, NULL, NULL, NULL), SQLITE_OK);
+	if (version >= 2)
+		assert_int_equal(sqlite3_exec(sq, schema_v2, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sq, old_rows, NULL, NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
+	assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+}
+
+static int is_uid(const char *s)
+{
+	if (strlen(s) != 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* A version 1 history is migrated to the current version: the covering indexes and the new
+ * columns appear and the runs stay. */
+static void test_migrate_v1(void **state)
 {
 	struct fixture *f = *state;
 
-	add_run(f->db, "Math/add", "Math", V_PASS, 10, 1.5, -1);
-	exec(f->db, "DROP INDEX runs_category_summary");
-	exec(f->db, "DROP INDEX runs_task_summary");
-	exec(f->db, "PRAGMA user_version = 1");
 	db_close(f->db);
+	make_old_history(f->path, 1);
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
-	assert_int_equal(db_schema_version(f->db), 2);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'runs_%_summary'"), 2);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'runs_%%_summary'"), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE length(uid) = 32"), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
+}
+
+/* A version 2 history (built by hand above) gets device, eval, origin and uid: NULL for the
+ * first three, and for the uid a value from each run's id and content, the same in every copy
+ * of the file and different between runs. New runs get random uids. */
+static void test_migrate_v2(void **state)
+{
+	struct fixture *f = *state;
+	char copy[320], buf[64], uid1[64];
+	struct db_run_detail d;
+	struct db *other;
+	char *bytes;
+	size_t len;
+
+	db_close(f->db);
+	make_old_history(f->path, 2);
+	assert_int_equal(read_file(f->path, &bytes, &len), KBX_OK);
+	snprintf(copy, sizeof(copy), "%s/copy.db", f->dir);
+	assert_int_equal(write_file(copy, bytes, len), KBX_OK);
+	free(bytes);
+
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+	assert_int_equal(db_schema_version(f->db), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE device IS NULL AND eval IS NULL"
+			       " AND origin IS NULL"), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT uid) FROM runs"), 3);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 2);
+	assert_int_equal(db_run_get(f->db, 1, &d), KBX_OK);
+	assert_int_equal(d.row.device, -1);
+	assert_string_equal(d.row.eval, "");
+	assert_null(d.origin);
+	assert_true(is_uid(d.uid));
+	assert_string_equal(d.source, "src a");
+	assert_int_equal(d.ncases, 2);
+	assert_int_equal(d.nperf, 2);
+	snprintf(uid1, sizeof(uid1), "%s", d.uid);
+	db_run_detail_free(&d);
+
+	/* the copy migrates to the same uids */
+	assert_int_equal(db_open(copy, &other), KBX_OK);
+	for (int id = 1; id <= 3; id++) {
+		char a[64], b[64], sql[64];
+
+		snprintf(sql, sizeof(sql), "SELECT uid FROM runs WHERE id = %d", id);
+		assert_string_equal(q_text(f->db, a, sizeof(a), sql), q_text(other, b, sizeof(b), sql));
+	}
+	assert_string_equal(q_text(other, buf, sizeof(buf), "SELECT uid FROM runs WHERE id = 1"), uid1);
+	db_close(other);
+
+	/* a new run: random uid, device and eval as given */
+	{
+		struct db_run r = simple_run("Math/mul", "Math", V_PASS, 400, 1, 1);
+
+		r.has_device = 1;
+		r.device = 3;
+		r.eval = "nightly-7";
+		assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
+		assert_true(is_uid(r.uid));
+		assert_string_not_equal(r.uid, uid1);
+		assert_int_equal(db_run_get(f->db, r.id, &d), KBX_OK);
+		assert_int_equal(d.row.device, 3);
+		assert_string_equal(d.row.eval, "nightly-7");
+		assert_string_equal(d.uid, r.uid);
+		db_run_detail_free(&d);
+	}
+}
+
+/* A migration that fails leaves the file as it was: version 2, no new column. */
+static void test_migrate_failure_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = (struct db *)&db;
+	sqlite3 *sq;
+
+	db_close(f->db);
+	f->db = NULL;
+	make_old_history(f->path, 2);
+	assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+	/* a column the migration is about to add */
+	assert_int_equal(sqlite3_exec(sq, "ALTER TABLE runs ADD COLUMN uid TEXT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	assert_int_equal(db_open(f->path, &db), KBX_EDB);
+	assert_null(db);
+	assert_non_null(strstr(kbx_last_error(), "schema migration 3 failed"));
+	assert_non_null(strstr(kbx_last_error(), "uid"));
+	assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+	{
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(sq, "SELECT (SELECT user_version FROM pragma_user_version),"
+						    " (SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'device')",
+						    -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 2);
+		assert_int_equal(sqlite3_column_int(st, 1), 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(sq);
+	/* leave a current history for teardown */
+	unlink(f->path);
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
 }
 
 static void test_reopen_keeps_schema(void **state)
@@ -333,7 +506,7 @@ static void test_reopen_keeps_schema(void **state)
 	exec(f->db, "DROP INDEX runs_time");
 	db_close(f->db);
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
-	assert_int_equal(db_schema_version(f->db), 2);
+	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs_time'"), 0);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
 	/* and a second handle on the same file works alongside */
@@ -435,6 +608,39 @@ static void test_open_garbage_files(void **state)
 
 /* --- writing and reading runs -------------------------------------------------------------- */
 
+/* A process forked after its parent wrote runs still makes uids of its own (a generator seeded
+ * once per process would repeat the parent's, and the child's inserts would collide). */
+static void test_uid_after_fork(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pid;
+	int status;
+
+	add_run(f->db, "Math/add", "Math", V_PASS, 1, -1, -1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct db *db;
+		int bad = 0;
+
+		if (db_open(f->path, &db) != KBX_OK)
+			_exit(2);
+		for (int i = 0; i < 5; i++) {
+			struct db_run r = simple_run("Math/child", "Math", V_PASS, 10 + i, -1, -1);
+
+			bad |= db_run_insert(db, &r) != KBX_OK;
+		}
+		db_close(db);
+		_exit(bad);
+	}
+	for (int i = 0; i < 5; i++)
+		add_run(f->db, "Math/parent", "Math", V_PASS, 20 + i, -1, -1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT uid) FROM runs"), 11);
+}
+
 static void test_insert_roundtrip(void **state)
 {
 	struct fixture *f = *state;
@@ -476,8 +682,12 @@ static void test_insert_roundtrip(void **state)
 	r.ncases = 3;
 	r.perf = perf;
 	r.nperf = 2;
+	r.has_device = 1;
+	r.device = 0;       /* a real ordinal, not "unknown" */
+	r.eval = "eval 'x'";
 	assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
 	assert_true(r.id > 0);
+	assert_true(is_uid(r.uid));
 	id1 = r.id;
 
 	assert_int_equal(db_run_get(f->db, id1, &d), KBX_OK);
@@ -492,6 +702,10 @@ static void test_insert_roundtrip(void **state)
 	assert_true(d.row.cand_ms == 0.511);
 	assert_true(d.row.created_at == 1700000000.5);
 	assert_string_equal(d.row.source_hash, "ab12");
+	assert_int_equal(d.row.device, 0);
+	assert_string_equal(d.row.eval, "eval 'x'");
+	assert_string_equal(d.uid, r.uid);
+	assert_null(d.origin);
 	assert_string_equal(d.source, r.source);
 	assert_string_equal(d.message, r.message);
 	assert_string_equal(d.summary_json, r.summary_json);
@@ -555,8 +769,13 @@ static void test_insert_roundtrip(void **state)
 		assert_string_equal(d.row.gpu, "");
 		assert_int_equal(d.ncases, 0);
 		assert_int_equal(d.nperf, 0);
+		assert_int_equal(d.row.device, -1);
+		assert_string_equal(d.row.eval, "");
+		assert_true(is_uid(d.uid));
+		assert_string_not_equal(d.uid, r.uid);
 		db_run_detail_free(&d);
-		assert_int_equal(q_int(f->db, "SELECT driver_version IS NULL FROM runs WHERE id = %lld", r2.id), 1);
+		assert_int_equal(q_int(f->db, "SELECT driver_version IS NULL AND device IS NULL AND eval IS NULL"
+				       " FROM runs WHERE id = %lld", r2.id), 1);
 	}
 
 	assert_int_equal(db_run_get(f->db, 999999, &d), KBX_ENOTFOUND);
@@ -618,6 +837,10 @@ static void test_insert_atomic(void **state)
 	r.verdict = V_COUNT;
 	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
 	r.verdict = V_PASS;
+	r.has_device = 1;
+	r.device = -2;
+	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
+	r.has_device = 0;
 	r.task_id = NULL;
 	assert_int_equal(db_run_insert(f->db, &r), KBX_EINVAL);
 	r.task_id = "Fusion/x";
@@ -1126,6 +1349,8 @@ static void test_recorder(void **state)
 	sum.driver_version = 12080;
 
 	rec = recorder_new(f->db, "Activation/gelu", "Activation", src, "cand.cu", 42);
+	recorder_set_context(rec, 5, "first");
+	recorder_set_context(rec, 1, "eval-2026");   /* the last call wins */
 	ev = recorder_events(rec);
 	assert_ptr_equal(ev.ctx, rec);
 	ev.phase(ev.ctx, "compile", 30);
@@ -1191,6 +1416,8 @@ static void test_recorder(void **state)
 
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT compile_options FROM runs"), comp.options);
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT source_path FROM runs"), "cand.cu");
+	assert_int_equal(q_int(f->db, "SELECT device FROM runs"), 1);
+	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT eval FROM runs"), "eval-2026");
 	assert_int_equal(q_int(f->db, "SELECT seed FROM runs"), 42);
 	assert_int_equal(q_int(f->db, "SELECT driver_version FROM runs"), 12080);
 	assert_int_equal(q_int(f->db, "SELECT ref_ms = 0.4 FROM runs"), 1);
@@ -1214,6 +1441,8 @@ static void test_recorder(void **state)
 	recorder_free(rec);
 	assert_int_equal(q_int(f->db, "SELECT cand_ms IS NULL AND ref_ms IS NULL AND source_hash IS NULL"
 			       " AND gpu IS NULL AND compile_options IS NULL FROM runs WHERE id = %lld", id), 1);
+	/* no context: neither device nor evaluation */
+	assert_int_equal(q_int(f->db, "SELECT device IS NULL AND eval IS NULL FROM runs WHERE id = %lld", id), 1);
 
 	/* a failing write is reported, not lost */
 	rec = recorder_new(f->db, "Math/add", NULL, src, NULL, 7);
@@ -1243,9 +1472,12 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v1_to_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_garbage_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uid_after_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_category, setup, teardown),

@@ -12,8 +12,23 @@ check() {  # file expected-verdict label
 	"$kbx" run "$id" "$1" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/out.json" 2>/dev/null || echo none)
 	msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/out.json" 2>/dev/null || head -c 300 "$tmp/err")
+	# A Fusion example that names the first wrong stage its diff must report ("the first wrong
+	# stage reported should be `softmax`") is held to it: the first failing case's stage.
+	stage=$(python3 - "$1" "$tmp/out.json" <<'PY' 2>/dev/null
+import json, re, sys
+text = " ".join(l.strip()[2:].strip() for l in open(sys.argv[1]) if l.strip().startswith("//"))
+m = re.search(r"first wrong stage reported should be `([A-Za-z0-9_]+)`", text)
+if m:
+    d = json.load(open(sys.argv[2]))
+    got = next((c.get("first_wrong_stage") or "(none)" for c in d.get("cases", []) if c["verdict"] != "pass"), "(no failing case)")
+    print(("ok " if got == m.group(1) else "BAD ") + f"first wrong stage {got}, expected {m.group(1)}")
+PY
+)
+	case $stage in
+	BAD*) got="$got (${stage#BAD })"; msg="$msg" ;;
+	esac
 	if [ "$got" = "$2" ]; then
-		echo "ok   $3 $id: $got"
+		echo "ok   $3 $id: $got${stage:+ (${stage#ok })}"
 	else
 		echo "FAIL $3 $id: got $got, expected $2: $msg"
 		fail=1

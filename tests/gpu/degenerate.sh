@@ -14,7 +14,7 @@ export KBX_DB="${KBX_DB:-$tmp/history.db}"
 one() {  # task-id kind
 	f="$tmp/$(echo "$1" | tr / _)_$2.cu"
 	"$kbx" starter "$1" --trivial "$2" >"$f" || { echo "FAIL $1 $2: no trivial candidate"; return; }
-	v=$("$kbx" run "$1" "$f" --no-perf --no-derived --no-history --json 2>/dev/null |
+	v=$("$kbx" run "$1" "$f" --no-perf --no-derived --json 2>/dev/null |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], "|", d["summary"]["message"])' 2>/dev/null)
 	case "$v" in
 	pass*) echo "FAIL $1 $2: a trivial candidate passes every case ($v)" ;;

@@ -1,0 +1,75 @@
+/* kbx db: the history file itself: where it is, and merging other histories into it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "cli.h"
+
+static const char db_usage[] =
+	"usage: kbx db merge FILE...\n"
+	"       kbx db path\n"
+	"\n"
+	"  merge FILE...   copy the runs of other histories (one per GPU worker, say) into this one\n"
+	"                  (--db PATH, else the default), with their cases, timings and compile\n"
+	"                  cache; runs already here are skipped, so merging a file again adds nothing\n"
+	"  path            print the path of the history\n";
+
+static int db_merge_files(struct cli *c, int nfiles, char **files)
+{
+	struct db *db;
+	int rc = 0;
+
+	if (nfiles < 1)
+		return cli_fail(2, "db merge needs at least one history to merge (see kbx db --help)");
+	if (db_open(c->db_path, &db))
+		return cli_fail(2, "%s", kbx_last_error());
+	/* Each file is its own transaction: one that fails leaves the others merged. */
+	for (int i = 0; i < nfiles; i++) {
+		struct db_merge_stats ms;
+
+		if (db_merge(db, files[i], &ms) != KBX_OK) {
+			rc = cli_fail(2, "%s", kbx_last_error());
+			continue;
+		}
+		printf("merged %d runs from %s (%d already present)\n", ms.runs_merged, files[i], ms.runs_present);
+		fflush(stdout);
+	}
+	db_close(db);
+	return rc;
+}
+
+int cmd_db(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	const char *sub;
+	int opt;
+
+	if (argc < 2) {
+		fputs(db_usage, stderr);
+		return 2;
+	}
+	sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		fputs(db_usage, stdout);
+		return 0;
+	}
+	/* Options of the subcommand: getopt sees "merge" as its program name. */
+	while ((opt = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h': fputs(db_usage, stdout); return 0;
+		default: fputs(db_usage, stderr); return 2;
+		}
+	}
+	if (!strcmp(sub, "merge"))
+		return db_merge_files(c, argc - 1 - optind, argv + 1 + optind);
+	if (!strcmp(sub, "path")) {
+		if (optind < argc - 1)
+			return cli_fail(2, "db path takes no arguments ('%s')", argv[1 + optind]);
+		printf("%s\n", c->db_path);
+		return 0;
+	}
+	return cli_fail(2, "unknown db command '%s' (merge or path)", sub);
+}

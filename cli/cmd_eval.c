@@ -1,0 +1,325 @@
+/*
+ * kbx eval SOURCE --out DIR: evaluate many candidates (core/eval.h), one worker per GPU.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/eval.h"
+#include "../core/util.h"
+#include "../core/worker.h"
+#include "../db/db.h"
+#include "../db/recorder.h"
+#include "cli.h"
+
+#define MAX_GPUS 64
+
+static const char eval_usage[] =
+	"usage: kbx eval SOURCE --out DIR [options]\n"
+	"\n"
+	"Evaluate many candidates: SOURCE is a predictions.jsonl (one {\"file\": \"Category/name.py\",\n"
+	"\"predict\": CODE} per line, markdown fences stripped), a folder of .cu files named after their\n"
+	"tasks, or one file. Every item is compiled, verified and timed like `kbx run`, recorded in the\n"
+	"history, and appended to DIR/progress.jsonl; running again with the same DIR resumes, skipping\n"
+	"finished items whose source is unchanged. At the end: DIR/metrics.json (per item),\n"
+	"DIR/summary.json (overall and per category) and a per-category table. Without a GPU every item\n"
+	"still gets its compile (call) result.\n"
+	"\n"
+	"options:\n"
+	"  --out DIR          where progress and reports go (created)\n"
+	"  --gpus LIST        one worker per GPU, e.g. 0,1 (default 0)\n"
+	"  --shard I/N        only items I, I+N, I+2N, ... (0-based), for job arrays\n"
+	"  --no-perf          verify only\n"
+	"  --rows N           time only the last N perf rows (no speedup vs golden then)\n"
+	"  --seed N           input seed (default 0)\n"
+	"  --launch-timeout S limit per kernel launch (default 10)\n"
+	"  --quiet            no progress bar\n";
+
+struct eval_ctx {
+	const struct cli *c;
+	const struct worker_request *base;
+	int gpus[MAX_GPUS];
+	struct db *dbs[MAX_GPUS];       /* one history connection per worker thread */
+	FILE *progress;
+	const char *name;               /* the evaluation, as runs record it: its --out folder */
+	int quiet, tty;
+	int pass, wrong, other;
+	double t0;
+};
+
+/* What the events of one run come to. */
+struct collect {
+	struct eval_record *rec;
+	int compiled;
+	double last_gbps, last_tflops;
+};
+
+static void c_compile(void *ctx, const struct compile_result *cr)
+{
+	((struct collect *)ctx)->compiled = cr->ok;
+}
+
+static void c_perf(void *ctx, const struct perf_result *p)
+{
+	struct collect *k = ctx;
+
+	k->last_gbps = p->gbps;
+	k->last_tflops = p->tflops;
+}
+
+static void c_done(void *ctx, const struct run_summary *s)
+{
+	struct collect *k = ctx;
+	struct eval_record *r = k->rec;
+
+	snprintf(r->verdict, sizeof(r->verdict), "%s", verdict_name(s->verdict));
+	free(r->message);
+	r->message = xstrdup(s->message ? s->message : "");
+	r->call = k->compiled && s->verdict != V_COMPILE_ERROR;
+	r->exe = s->verdict == V_PASS;
+	r->perf = r->exe && s->cand_ms_sum > 0;
+	r->cases_passed = s->cases_passed;
+	r->cases_total = s->cases_total;
+	r->speedup_golden = s->speedup_golden;
+	r->speedup_ref = s->speedup_ref;
+	r->ms = r->perf ? s->cand_ms_sum : -1;
+	r->ref_ms = r->perf ? s->ref_ms_sum : -1;
+	r->golden_ms = r->perf && s->golden_ms_sum > 0 ? s->golden_ms_sum : -1;
+	r->gbps = r->perf ? k->last_gbps : -1;
+	r->tflops = r->perf ? k->last_tflops : -1;
+}
+
+static void run_item(const struct eval_item *item, int worker, void *ctxp, struct eval_record *out)
+{
+	struct eval_ctx *ctx = ctxp;
+	const struct task *t = item->task_id ? catalogue_find(&ctx->c->cat, item->task_id) : NULL;
+	struct worker_request req = *ctx->base;
+	struct collect k = { out, 0, -1, -1 };
+	struct run_events cev = { &k, NULL, c_compile, NULL, c_perf, NULL, c_done };
+	struct run_events rev, tee_ev;
+	struct run_events_tee tee = { { NULL } };
+	struct recorder *rec = NULL;
+	double t0 = now_seconds();
+
+	out->id = xstrdup(item->id);
+	memcpy(out->sha, item->sha, sizeof(out->sha));
+	out->device = ctx->gpus[worker];
+	out->speedup_golden = out->speedup_ref = -1;
+	out->ms = out->ref_ms = out->golden_ms = out->gbps = out->tflops = -1;
+	snprintf(out->verdict, sizeof(out->verdict), "error");
+	if (!t) {
+		out->message = xasprintf("no task named '%s' in the catalogue", item->task_hint);
+		out->seconds = now_seconds() - t0;
+		return;
+	}
+	out->task_id = xstrdup(t->id);
+	out->category = xstrdup(t->category);
+	req.task_id = t->id;
+	req.source = item->source;
+	req.source_name = item->source_name;
+	req.device = ctx->gpus[worker];
+	tee.to[0] = &cev;
+	if (ctx->dbs[worker]) {
+		rec = recorder_new(ctx->dbs[worker], t->id, t->category, item->source, item->source_name, req.seed);
+		recorder_set_context(rec, req.device, ctx->name);
+		rev = recorder_events(rec);
+		tee.to[1] = &rev;
+	}
+	tee_ev = events_tee(&tee);
+	if (worker_run(NULL, &req, &tee_ev, NULL, NULL) != KBX_OK) {
+		free(out->message);
+		out->message = xstrdup(kbx_last_error());
+	}
+	recorder_free(rec);
+	out->seconds = now_seconds() - t0;
+}
+
+static void progress_bar(struct eval_ctx *ctx, int finished, int total)
+{
+	int width = 30, fill = total ? finished * width / total : width, i;
+	double el = now_seconds() - ctx->t0, eta = finished ? el / finished * (total - finished) : 0;
+
+	fputc('\r', stderr);
+	fputc('[', stderr);
+	for (i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %d/%d  pass %d  wrong %d  other %d  %.0fs, eta %.0fs ", finished, total, ctx->pass,
+		ctx->wrong, ctx->other, el, eta);
+	if (finished == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static void item_done(const struct eval_record *rec, int finished, int total, void *ctxp)
+{
+	struct eval_ctx *ctx = ctxp;
+	char *line = eval_record_to_json(rec);
+
+	/* One line per finished item, on disk before the next starts: an interrupted evaluation
+	 * resumes from here. */
+	fprintf(ctx->progress, "%s\n", line);
+	fflush(ctx->progress);
+	fsync(fileno(ctx->progress));
+	free(line);
+	if (!strcmp(rec->verdict, "pass"))
+		ctx->pass++;
+	else if (!strcmp(rec->verdict, "wrong"))
+		ctx->wrong++;
+	else
+		ctx->other++;
+	if (ctx->quiet)
+		return;
+	if (ctx->tty)
+		progress_bar(ctx, finished, total);
+	else {
+		const char *m = rec->message ? rec->message : "";
+
+		fprintf(stderr, "%d/%d %s %s: %.*s\n", finished, total, rec->task_id ? rec->task_id : rec->id,
+			rec->verdict, (int)strcspn(m, "\n"), m);
+	}
+}
+
+static int make_dir(const char *dir)
+{
+	char *p = xstrdup(dir), *s;
+	int rc = 0;
+
+	for (s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	}
+	if (mkdir(p, 0755) != 0 && access(p, W_OK) != 0)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+int cmd_eval(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' }, { "gpus", required_argument, NULL, 'g' },
+		{ "shard", required_argument, NULL, 'S' }, { "no-perf", no_argument, NULL, 'P' },
+		{ "rows", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
+		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	struct eval_ctx ctx;
+	struct worker_request req;
+	struct eval_item *items = NULL, **todo = NULL;
+	struct eval_record *recs = NULL, *done_recs = NULL;
+	const char *out = NULL, *gpus = "0", *shard = NULL;
+	char *progress_path = NULL;
+	int n = 0, nall = 0, nrecs = 0, ndone = 0, ngpus = 0, sidx = 0, scount = 1, opt, i, ntodo = 0, rc = 0;
+	enum kbx_status st;
+
+	memset(&ctx, 0, sizeof(ctx));
+	worker_request_default(&req);
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'g': gpus = optarg; break;
+		case 'S': shard = optarg; break;
+		case 'P': req.no_perf = 1; break;
+		case 'r': req.max_perf_rows = atoi(optarg); break;
+		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 'L': req.launch_limit_s = atof(optarg); break;
+		case 'q': ctx.quiet = 1; break;
+		case 'h': fputs(eval_usage, stdout); return 0;
+		default: fputs(eval_usage, stderr); return 2;
+		}
+	}
+	if (!out || optind != argc - 1) {
+		fputs(eval_usage, stderr);
+		return 2;
+	}
+	if (eval_parse_gpus(gpus, ctx.gpus, MAX_GPUS, &ngpus) ||
+	    (shard && eval_parse_shard(shard, &sidx, &scount)))
+		return cli_fail(2, "%s", kbx_last_error());
+	if (cli_catalogue(c))
+		return 2;
+	st = eval_items_load(argv[optind], &c->cat, &items, &n);
+	if (st)
+		return cli_fail(2, "%s", kbx_last_error());
+	nall = n;
+	n = eval_shard(items, n, sidx, scount);
+	if (make_dir(out) != 0) {
+		eval_items_free(items, nall);
+		return cli_fail(2, "cannot create '%s'", out);
+	}
+	progress_path = xasprintf("%s/progress.jsonl", out);
+	st = eval_progress_load(progress_path, &done_recs, &ndone);
+	if (st) {
+		rc = cli_fail(2, "%s", kbx_last_error());
+		goto out;
+	}
+	todo = xcalloc((size_t)n + 1, sizeof(*todo));
+	for (i = 0; i < n; i++)
+		if (!eval_done(done_recs, ndone, &items[i]))
+			todo[ntodo++] = &items[i];
+	if (ntodo < n && !ctx.quiet)
+		fprintf(stderr, "kbx: resuming: %d of %d items already done in %s\n", n - ntodo, n, progress_path);
+	ctx.progress = fopen(progress_path, "a");
+	if (!ctx.progress) {
+		rc = cli_fail(2, "cannot write '%s'", progress_path);
+		goto out;
+	}
+	req.tasks_root = c->cat.root;
+	ctx.c = c;
+	ctx.base = &req;
+	ctx.name = out;
+	ctx.tty = isatty(2);
+	ctx.t0 = now_seconds();
+	for (i = 0; i < ngpus && !c->no_history; i++) {
+		if (db_open(c->db_path, &ctx.dbs[i]) != KBX_OK) {
+			cli_fail(0, "history disabled: %s", kbx_last_error());
+			ctx.dbs[i] = NULL;
+		}
+	}
+	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
+	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);
+	fclose(ctx.progress);
+	for (i = 0; i < ngpus; i++)
+		db_close(ctx.dbs[i]);
+	if (st) {
+		rc = cli_fail(2, "%s", kbx_last_error());
+		goto out;
+	}
+	/* The reports cover every item of this shard: the ones run now and the ones resumed. */
+	eval_progress_load(progress_path, &recs, &nrecs);
+	{
+		struct eval_record *mine = xcalloc((size_t)nrecs + 1, sizeof(*mine));
+		int k = 0;
+
+		for (i = 0; i < nrecs; i++) {
+			int j, keep = 0;
+
+			for (j = 0; j < n && !keep; j++)
+				keep = !strcmp(items[j].id, recs[i].id) && !strcmp(items[j].sha, recs[i].sha);
+			if (keep)
+				mine[k++] = recs[i];
+		}
+		st = eval_write_reports(out, mine, k, &c->cat, stdout);
+		free(mine);
+	}
+	if (st)
+		rc = cli_fail(2, "%s", kbx_last_error());
+	else
+		printf("reports: %s/metrics.json, %s/summary.json\n", out, out);
+out:
+	for (i = 0; i < nrecs; i++)
+		eval_record_free(&recs[i]);
+	free(recs);
+	for (i = 0; i < ndone; i++)
+		eval_record_free(&done_recs[i]);
+	free(done_recs);
+	free(todo);
+	free(progress_path);
+	eval_items_free(items, nall);
+	return rc;
+}

@@ -1,0 +1,652 @@
+/*
+ * eval.c - batch evaluation: items, sharding, progress, scheduling, reports (see eval.h).
+ */
+#include "eval.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ---- items ---------------------------------------------------------------------------------- */
+
+/* The first fenced block of a markdown answer ("```cuda\n...\n```"), else the text itself. */
+static char *strip_fences(const char *text)
+{
+	const char *open = strstr(text, "```"), *body, *close;
+
+	if (!open)
+		return xstrdup(text);
+	body = strchr(open + 3, '\n');
+	if (!body)
+		return xstrdup("");
+	body++;
+	close = strstr(body, "```");
+	return close ? xstrndup(body, (size_t)(close - body)) : xstrdup(body);
+}
+
+/* "Activation/gelu.py", "gelu.cu", "Activation__gelu" -> a task of the catalogue, or NULL. */
+static const struct task *resolve(const struct catalogue *cat, const char *hint)
+{
+	char *s = xstrdup(hint), *dot, *sep;
+	const struct task *t;
+
+	dot = strrchr(s, '.');
+	if (dot && !strchr(dot, '/'))
+		*dot = '\0';
+	sep = strstr(s, "__");
+	if (sep) {
+		sep[0] = '/';
+		memmove(sep + 1, sep + 2, strlen(sep + 2) + 1);
+	}
+	t = catalogue_find(cat, s);
+	if (!t) {
+		/* "Category/name" as the last two components of a longer path, then the name alone */
+		char *last = strrchr(s, '/');
+
+		if (last) {
+			char *prev = last;
+
+			while (prev > s && prev[-1] != '/')
+				prev--;
+			if (prev > s)
+				t = catalogue_find(cat, prev);
+			if (!t)
+				t = catalogue_find(cat, last + 1);
+		}
+	}
+	free(s);
+	return t;
+}
+
+static void add_item(struct eval_item **items, int *n, size_t *cap, const struct catalogue *cat, char *id,
+		     const char *hint, char *source, char *source_name)
+{
+	struct eval_item *it;
+	const struct task *t = resolve(cat, hint);
+
+	XGROW(*items, (size_t)*n + 1, *cap);
+	it = &(*items)[(*n)++];
+	memset(it, 0, sizeof(*it));
+	it->id = id;
+	it->task_hint = xstrdup(hint);
+	it->task_id = t ? xstrdup(t->id) : NULL;
+	it->source = source;
+	it->source_name = source_name;
+	sha256_hex(source, strlen(source), it->sha);
+}
+
+static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat, struct eval_item **items, int *n)
+{
+	char *text, *p, *line;
+	size_t len, cap = 0;
+	int lineno = 0;
+	enum kbx_status st = read_file(path, &text, &len);
+
+	if (st)
+		return st;
+	for (p = text; p && *p; ) {
+		char *nl = strchr(p, '\n');
+		json_t *o;
+		json_error_t err;
+		const char *file, *predict;
+
+		line = p;
+		if (nl)
+			*nl = '\0';
+		p = nl ? nl + 1 : NULL;
+		lineno++;
+		while (*line == ' ' || *line == '\t' || *line == '\r')
+			line++;
+		if (!*line)
+			continue;
+		o = json_loads(line, 0, &err);
+		if (!o || !json_is_object(o)) {
+			st = kbx_error(KBX_EPARSE, "'%s' line %d: not a JSON object (%s)", path, lineno,
+				       o ? "another JSON value" : err.text);
+			json_decref(o);
+			break;
+		}
+		file = json_string_value(json_object_get(o, "file"));
+		predict = json_string_value(json_object_get(o, "predict"));
+		if (!file || !predict) {
+			st = kbx_error(KBX_EPARSE, "'%s' line %d: expected string fields \"file\" and \"predict\"", path,
+				       lineno);
+			json_decref(o);
+			break;
+		}
+		add_item(items, n, &cap, cat, xasprintf("line %d", lineno), file, strip_fences(predict),
+			 xasprintf("%s:%d", path, lineno));
+		json_decref(o);
+	}
+	free(text);
+	return st;
+}
+
+/* nftw has no context argument: the folder walk collects paths here (one walk at a time). */
+static char **walk_paths;
+static int walk_n;
+static size_t walk_cap;
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int walk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	size_t l = strlen(path);
+
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_F && l > 3 && !strcmp(path + l - 3, ".cu")) {
+		XGROW(walk_paths, (size_t)walk_n + 1, walk_cap);
+		walk_paths[walk_n++] = xstrdup(path);
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static enum kbx_status load_dir(const char *dir, const struct catalogue *cat, struct eval_item **items, int *n)
+{
+	enum kbx_status st = KBX_OK;
+	size_t cap = 0, dl = strlen(dir);
+	int i;
+
+	pthread_mutex_lock(&walk_lock);
+	walk_paths = NULL;
+	walk_n = 0;
+	walk_cap = 0;
+	if (nftw(dir, walk_one, 16, FTW_PHYS) != 0)
+		st = kbx_error(KBX_EIO, "cannot read folder '%s': %s", dir, strerror(errno));
+	qsort(walk_paths, (size_t)walk_n, sizeof(*walk_paths), cmp_str);
+	for (i = 0; i < walk_n; i++) {
+		char *src;
+		size_t len;
+		const char *rel = walk_paths[i] + dl;
+
+		while (*rel == '/')
+			rel++;
+		if (!st)
+			st = read_file(walk_paths[i], &src, &len);
+		if (!st)
+			add_item(items, n, &cap, cat, xstrdup(rel), rel, src, xstrdup(walk_paths[i]));
+		free(walk_paths[i]);
+	}
+	free(walk_paths);
+	walk_paths = NULL;
+	pthread_mutex_unlock(&walk_lock);
+	return st;
+}
+
+enum kbx_status eval_items_load(const char *source, const struct catalogue *cat, struct eval_item **items, int *n)
+{
+	struct stat sb;
+	size_t l = strlen(source), cap = 0;
+	enum kbx_status st;
+
+	*items = NULL;
+	*n = 0;
+	if (stat(source, &sb) != 0)
+		return kbx_error(KBX_ENOTFOUND, "cannot read '%s': %s", source, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		st = load_dir(source, cat, items, n);
+	else if (l > 6 && !strcmp(source + l - 6, ".jsonl"))
+		st = load_jsonl(source, cat, items, n);
+	else {
+		char *src;
+		size_t len;
+		const char *base = strrchr(source, '/');
+
+		st = read_file(source, &src, &len);
+		if (!st)
+			add_item(items, n, &cap, cat, xstrdup(source), base ? base + 1 : source, src, xstrdup(source));
+	}
+	if (st) {
+		eval_items_free(*items, *n);
+		*items = NULL;
+		*n = 0;
+	}
+	return st;
+}
+
+void eval_items_free(struct eval_item *items, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(items[i].id);
+		free(items[i].task_id);
+		free(items[i].task_hint);
+		free(items[i].source);
+		free(items[i].source_name);
+	}
+	free(items);
+}
+
+enum kbx_status eval_parse_shard(const char *text, int *index, int *count)
+{
+	char *end;
+	long i, c;
+
+	i = strtol(text, &end, 10);
+	if (end == text || *end != '/')
+		return kbx_error(KBX_EPARSE, "bad shard '%s': expected I/N, e.g. 0/4", text);
+	c = strtol(end + 1, &end, 10);
+	if (*end || c < 1 || c > 100000 || i < 0 || i >= c)
+		return kbx_error(KBX_EPARSE, "bad shard '%s': expected I/N with 0 <= I < N", text);
+	*index = (int)i;
+	*count = (int)c;
+	return KBX_OK;
+}
+
+int eval_shard(struct eval_item *items, int n, int index, int count)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i % count == index) {
+			if (k != i) {
+				struct eval_item tmp = items[k];
+
+				items[k] = items[i];
+				items[i] = tmp;
+			}
+			k++;
+		}
+	}
+	return k;
+}
+
+enum kbx_status eval_parse_gpus(const char *text, int *gpus, int max, int *n)
+{
+	const char *p = text;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		int k;
+
+		if (end == p || v < 0 || v > 1023 || (*end && *end != ','))
+			return kbx_error(KBX_EPARSE, "bad GPU list '%s': expected ordinals like 0,1", text);
+		for (k = 0; k < *n; k++)
+			if (gpus[k] == v)
+				return kbx_error(KBX_EPARSE, "bad GPU list '%s': %ld appears twice", text, v);
+		if (*n == max)
+			return kbx_error(KBX_EPARSE, "bad GPU list '%s': more than %d GPUs", text, max);
+		gpus[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	if (!*n)
+		return kbx_error(KBX_EPARSE, "bad GPU list '%s': expected ordinals like 0,1", text);
+	return KBX_OK;
+}
+
+/* ---- records -------------------------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static double num_or(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+char *eval_record_to_json(const struct eval_record *r)
+{
+	json_t *o = json_object();
+	char *s;
+
+	json_object_set_new(o, "id", json_string(r->id ? r->id : ""));
+	json_object_set_new(o, "task", r->task_id ? json_string(r->task_id) : json_null());
+	json_object_set_new(o, "category", r->category ? json_string(r->category) : json_null());
+	json_object_set_new(o, "sha256", json_string(r->sha));
+	json_object_set_new(o, "verdict", json_string(r->verdict));
+	json_object_set_new(o, "call", json_boolean(r->call));
+	json_object_set_new(o, "exe", json_boolean(r->exe));
+	json_object_set_new(o, "perf", json_boolean(r->perf));
+	json_object_set_new(o, "cases_passed", json_integer(r->cases_passed));
+	json_object_set_new(o, "cases_total", json_integer(r->cases_total));
+	json_object_set_new(o, "speedup_golden", num_or_null(r->speedup_golden));
+	json_object_set_new(o, "speedup_ref", num_or_null(r->speedup_ref));
+	json_object_set_new(o, "ms", num_or_null(r->ms));
+	json_object_set_new(o, "ref_ms", num_or_null(r->ref_ms));
+	json_object_set_new(o, "golden_ms", num_or_null(r->golden_ms));
+	json_object_set_new(o, "gbps", num_or_null(r->gbps));
+	json_object_set_new(o, "tflops", num_or_null(r->tflops));
+	json_object_set_new(o, "device", json_integer(r->device));
+	json_object_set_new(o, "seconds", json_real(r->seconds));
+	json_object_set_new(o, "message", json_string(r->message ? r->message : ""));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!s)
+		abort();
+	return s;
+}
+
+static char *str_or_null(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? xstrdup(s) : NULL;
+}
+
+enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
+{
+	json_error_t err;
+	json_t *o = json_loads(line, 0, &err);
+	const char *s;
+
+	memset(r, 0, sizeof(*r));
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		return kbx_error(KBX_EPARSE, "bad progress record: %s", o ? "not an object" : err.text);
+	}
+	r->id = str_or_null(o, "id");
+	r->task_id = str_or_null(o, "task");
+	r->category = str_or_null(o, "category");
+	r->message = str_or_null(o, "message");
+	s = json_string_value(json_object_get(o, "sha256"));
+	snprintf(r->sha, sizeof(r->sha), "%s", s ? s : "");
+	s = json_string_value(json_object_get(o, "verdict"));
+	snprintf(r->verdict, sizeof(r->verdict), "%s", s ? s : "");
+	r->call = json_is_true(json_object_get(o, "call"));
+	r->exe = json_is_true(json_object_get(o, "exe"));
+	r->perf = json_is_true(json_object_get(o, "perf"));
+	r->cases_passed = (int)json_integer_value(json_object_get(o, "cases_passed"));
+	r->cases_total = (int)json_integer_value(json_object_get(o, "cases_total"));
+	r->speedup_golden = num_or(o, "speedup_golden");
+	r->speedup_ref = num_or(o, "speedup_ref");
+	r->ms = num_or(o, "ms");
+	r->ref_ms = num_or(o, "ref_ms");
+	r->golden_ms = num_or(o, "golden_ms");
+	r->gbps = num_or(o, "gbps");
+	r->tflops = num_or(o, "tflops");
+	r->device = (int)json_integer_value(json_object_get(o, "device"));
+	r->seconds = num_or(o, "seconds");
+	json_decref(o);
+	if (!r->id || !*r->verdict) {
+		eval_record_free(r);
+		return kbx_error(KBX_EPARSE, "bad progress record: no id or verdict");
+	}
+	return KBX_OK;
+}
+
+void eval_record_free(struct eval_record *r)
+{
+	free(r->id);
+	free(r->task_id);
+	free(r->category);
+	free(r->message);
+	memset(r, 0, sizeof(*r));
+}
+
+enum kbx_status eval_progress_load(const char *path, struct eval_record **recs, int *n)
+{
+	char *text, *p;
+	size_t len, cap = 0;
+	enum kbx_status st;
+
+	*recs = NULL;
+	*n = 0;
+	if (access(path, F_OK) != 0)
+		return KBX_OK;
+	st = read_file(path, &text, &len);
+	if (st)
+		return st;
+	for (p = text; *p; ) {
+		char *nl = strchr(p, '\n');
+		struct eval_record r;
+
+		if (!nl)        /* a torn last line: the item did not finish */
+			break;
+		*nl = '\0';
+		if (*p && eval_record_from_json(p, &r) == KBX_OK) {
+			int k;
+
+			/* a later record of the same item replaces an earlier one */
+			for (k = 0; k < *n && strcmp((*recs)[k].id, r.id); k++)
+				;
+			if (k < *n) {
+				eval_record_free(&(*recs)[k]);
+				(*recs)[k] = r;
+			} else {
+				XGROW(*recs, (size_t)*n + 1, cap);
+				(*recs)[(*n)++] = r;
+			}
+		} else {
+			kbx_clear_error();
+		}
+		p = nl + 1;
+	}
+	free(text);
+	return KBX_OK;
+}
+
+int eval_done(const struct eval_record *recs, int n, const struct eval_item *item)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(recs[i].id, item->id) && !strcmp(recs[i].sha, item->sha))
+			return 1;
+	return 0;
+}
+
+/* ---- scheduling ----------------------------------------------------------------------------- */
+
+struct sched {
+	struct eval_item *const *items;
+	int n, next, finished;
+	eval_run_fn run;
+	eval_done_fn done;
+	void *ctx;
+	pthread_mutex_t lock;
+};
+
+struct worker_arg {
+	struct sched *s;
+	int worker;
+};
+
+static void *sched_main(void *p)
+{
+	struct worker_arg *w = p;
+	struct sched *s = w->s;
+
+	for (;;) {
+		struct eval_record rec;
+		int i;
+
+		pthread_mutex_lock(&s->lock);
+		i = s->next < s->n ? s->next++ : -1;
+		pthread_mutex_unlock(&s->lock);
+		if (i < 0)
+			break;
+		memset(&rec, 0, sizeof(rec));
+		s->run(s->items[i], w->worker, s->ctx, &rec);
+		pthread_mutex_lock(&s->lock);
+		s->finished++;
+		if (s->done)
+			s->done(&rec, s->finished, s->n, s->ctx);
+		pthread_mutex_unlock(&s->lock);
+		eval_record_free(&rec);
+	}
+	return NULL;
+}
+
+enum kbx_status eval_schedule(struct eval_item *const *items, int n, int nworkers, eval_run_fn run,
+			      eval_done_fn done, void *ctx)
+{
+	struct sched s = { items, n, 0, 0, run, done, ctx, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t *th;
+	struct worker_arg *args;
+	int i, started = 0;
+	enum kbx_status st = KBX_OK;
+
+	if (nworkers < 1)
+		return kbx_error(KBX_EINVAL, "no workers");
+	th = xcalloc((size_t)nworkers, sizeof(*th));
+	args = xcalloc((size_t)nworkers, sizeof(*args));
+	for (i = 0; i < nworkers; i++) {
+		args[i].s = &s;
+		args[i].worker = i;
+		if (pthread_create(&th[i], NULL, sched_main, &args[i]) != 0) {
+			st = kbx_error(KBX_EINVAL, "cannot start worker thread %d", i);
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	free(args);
+	return st;
+}
+
+/* ---- reports -------------------------------------------------------------------------------- */
+
+struct tally {
+	int items, call, exe, perf, timed, slower;
+	double sum, logsum;
+};
+
+static void tally_add(struct tally *t, const struct eval_record *r)
+{
+	t->items++;
+	t->call += r->call;
+	t->exe += r->exe;
+	t->perf += r->perf;
+	if (r->exe && r->perf && r->speedup_golden > 0) {
+		t->timed++;
+		t->sum += r->speedup_golden;
+		t->logsum += log(r->speedup_golden);
+		t->slower += r->speedup_golden < 1;
+	}
+}
+
+static json_t *tally_json(const struct tally *t)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "items", json_integer(t->items));
+	json_object_set_new(o, "call", json_integer(t->call));
+	json_object_set_new(o, "exe", json_integer(t->exe));
+	json_object_set_new(o, "perf", json_integer(t->perf));
+	json_object_set_new(o, "call_rate", json_real(t->items ? (double)t->call / t->items : 0));
+	json_object_set_new(o, "exe_rate", json_real(t->items ? (double)t->exe / t->items : 0));
+	json_object_set_new(o, "timed", json_integer(t->timed));
+	json_object_set_new(o, "speedup_mean", t->timed ? json_real(t->sum / t->timed) : json_null());
+	json_object_set_new(o, "speedup_geomean", t->timed ? json_real(exp(t->logsum / t->timed)) : json_null());
+	json_object_set_new(o, "slower_share", t->timed ? json_real((double)t->slower / t->timed) : json_null());
+	return o;
+}
+
+static void tally_row(FILE *out, const char *name, const struct tally *t)
+{
+	char geo[32] = "-", slow[32] = "-";
+
+	if (t->timed) {
+		snprintf(geo, sizeof(geo), "%.3fx", exp(t->logsum / t->timed));
+		snprintf(slow, sizeof(slow), "%.0f%%", 100.0 * t->slower / t->timed);
+	}
+	fprintf(out, "%-16s %6d %6.0f%% %6.0f%% %6.0f%% %10s %8s\n", name, t->items,
+		t->items ? 100.0 * t->call / t->items : 0, t->items ? 100.0 * t->exe / t->items : 0,
+		t->items ? 100.0 * t->perf / t->items : 0, geo, slow);
+}
+
+static enum kbx_status write_json(const char *dir, const char *name, json_t *o)
+{
+	char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s/.%s.tmp", dir, name);
+	enum kbx_status st = KBX_OK;
+
+	/* write then rename: a report is whole or absent */
+	if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+		st = kbx_error(KBX_EIO, "cannot write '%s'", tmp);
+	else if (rename(tmp, path) != 0)
+		st = kbx_error(KBX_EIO, "cannot write '%s': %s", path, strerror(errno));
+	free(path);
+	free(tmp);
+	return st;
+}
+
+enum kbx_status eval_write_reports(const char *dir, const struct eval_record *recs, int n,
+				   const struct catalogue *cat, FILE *out)
+{
+	json_t *items = json_array(), *metrics = json_object(), *summary = json_object(), *cats = json_object();
+	struct tally all = { 0 }, *per;
+	char **names;
+	int ncat = 0, i, k;
+	enum kbx_status st;
+
+	names = xcalloc((size_t)n + 1, sizeof(*names));
+	per = xcalloc((size_t)n + 1, sizeof(*per));
+	for (i = 0; i < n; i++) {
+		const struct eval_record *r = &recs[i];
+		const char *c = r->category ? r->category : "(unknown task)";
+		json_error_t err;
+		char *line = eval_record_to_json(r);
+
+		json_array_append_new(items, json_loads(line, 0, &err));
+		free(line);
+		for (k = 0; k < ncat && strcmp(names[k], c); k++)
+			;
+		if (k == ncat)
+			names[ncat++] = (char *)c;
+		tally_add(&per[k], r);
+		tally_add(&all, r);
+	}
+	json_object_set_new(metrics, "items", items);
+	for (k = 0; k < ncat; k++)
+		json_object_set_new(cats, names[k], tally_json(&per[k]));
+	json_object_set_new(summary, "overall", tally_json(&all));
+	json_object_set_new(summary, "categories", cats);
+	json_object_set_new(summary, "baseline", json_string("golden PyTorch eager timings of the GPU's table"));
+	if (cat)
+		json_object_set_new(summary, "catalogue_tasks", json_integer(cat->ntasks));
+	st = write_json(dir, "metrics.json", metrics);
+	if (!st)
+		st = write_json(dir, "summary.json", summary);
+	if (out) {
+		/* categories in catalogue order, then any others */
+		fprintf(out, "%-16s %6s %7s %7s %7s %10s %8s\n", "category", "items", "call", "exe", "perf", "speedup",
+			"slower");
+		for (i = 0; cat && i < cat->ntasks; i++) {
+			const char *c = cat->tasks[i]->category;
+
+			if (i && !strcmp(c, cat->tasks[i - 1]->category))
+				continue;
+			for (k = 0; k < ncat; k++)
+				if (!strcmp(names[k], c))
+					tally_row(out, c, &per[k]);
+		}
+		for (k = 0; k < ncat; k++) {
+			int known = 0;
+
+			for (i = 0; cat && i < cat->ntasks && !known; i++)
+				known = !strcmp(cat->tasks[i]->category, names[k]);
+			if (!known)
+				tally_row(out, names[k], &per[k]);
+		}
+		tally_row(out, "all", &all);
+		fprintf(out, "speedup: geometric mean vs golden PyTorch over correct, timed items; slower: their share "
+			"below 1x\n");
+	}
+	json_decref(metrics);
+	json_decref(summary);
+	free(names);
+	free(per);
+	return st;
+}
