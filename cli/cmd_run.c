@@ -2,7 +2,9 @@
  * kbx run TASK [FILE]: verify and time a candidate in a worker, print, record in history.
  * kbx worker: the worker side (reads a request on stdin, writes events on stdout).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "../core/engine.h"
 #include "../core/sanitizer.h"
+#include "../core/triton.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
@@ -42,6 +45,11 @@ static const char run_usage[] =
 	"  --compile-timeout S    limit for compiling (default 60)\n"
 	"  --no-history           do not record this run\n"
 	"  --save-cubin FILE      write the candidate's compiled cubin to FILE\n"
+	"  --triton DIR           the candidate is a Triton cache entry (~/.triton/cache/<hash>/),\n"
+	"                         instead of FILE: its cubin or PTX runs, no NVRTC\n"
+	"  --launch LINE          its launch line, e.g. 'k<<<cdiv(n, 1024)>>>(x, y, i32(n))'; block\n"
+	"                         and shared memory come from its metadata (default: the line\n"
+	"                         in DIR/kbx-launch.txt)\n"
 	"  -v, --verbose          every case's details, also when it passes\n";
 
 static double parse_num(const char *s, const char *what, int *bad)
@@ -66,7 +74,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "compile-timeout", required_argument, NULL, 'C' }, { "no-history", no_argument, NULL, 'n' },
 		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' },
 		{ "no-derived", no_argument, NULL, 'N' }, { "fuzz", required_argument, NULL, 'F' },
-		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
+		{ "triton", required_argument, NULL, 'T' }, { "launch", required_argument, NULL, 'l' }, { NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
 	struct text_printer tp = { 0 };
@@ -81,8 +90,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	char *source = NULL;
 	size_t len;
 	int opt, json = 0, bad = 0, rc;
-	const char *save_cubin = NULL;
-	char cubin_path[4096];
+	const char *save_cubin = NULL, *triton = NULL, *launch = NULL;
+	char cubin_path[4096], triton_path[PATH_MAX];
 	enum kbx_status st;
 
 	worker_request_default(&req);
@@ -104,6 +113,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'N': req.no_derived = 1; break;
 		case 'F': req.fuzz = (int)parse_num(optarg, "--fuzz", &bad); break;
 		case 'Z': req.sanitize = optarg; break;
+		case 'T': triton = optarg; break;
+		case 'l': launch = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return 2;
 		}
@@ -114,6 +125,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		fputs(run_usage, stderr);
 		return 2;
 	}
+	if (triton && argc - optind > 1)
+		return cli_fail(2, "--triton DIR is the candidate: give no FILE with it");
+	if (launch && !triton)
+		return cli_fail(2, "--launch goes with --triton DIR (a CUDA candidate has its launch lines in its source)");
 	if (req.sanitize) {
 		if (!sanitizer_tool_ok(req.sanitize))
 			return cli_fail(2, "--sanitize expects memcheck, racecheck, initcheck or synccheck, not '%s'",
@@ -126,8 +141,19 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	if (!t)
 		return 2;
 	file = optind + 1 < argc ? argv[optind + 1] : t->reference_path;
-	if (read_file(file, &source, &len))
+	if (triton) {
+		/* The worker runs in its own directory: hand it an absolute path. */
+		if (!realpath(triton, triton_path))
+			return cli_fail(2, "cannot open Triton cache entry '%s': %s", triton, strerror(errno));
+		file = triton_path;
+		req.triton_dir = triton_path;
+		req.triton_launch = (char *)launch;
+		/* what history records as the source; fails early on a broken entry or no launch line */
+		if (triton_source_text(triton_path, launch, &source))
+			return cli_fail(2, "%s", kbx_last_error());
+	} else if (read_file(file, &source, &len)) {
 		return cli_fail(2, "%s", kbx_last_error());
+	}
 
 	req.task_id = t->id;
 	req.source = source;
@@ -256,6 +282,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	req.source_name = (char *)file;
 	req.tasks_root = c->cat.root;
 	req.no_perf = 1;
+	req.no_derived = 1;     /* the task's own cases; --case may still name a derived one */
 	req.export_dir = abs_dir;
 	if (worker_run(NULL, &req, &ev, NULL, NULL)) {
 		free(source);
@@ -332,6 +359,8 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.fuzz = req.fuzz;
 	o.sanitize = req.sanitize != NULL;
 	o.export_dir = req.export_dir;
+	o.triton_dir = req.triton_dir;
+	o.triton_launch = req.triton_launch;
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
 			db ? &cache : NULL, &ev, &sticky);
 	fflush(stdout);

@@ -153,6 +153,17 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 
 		for (j = 0; j < p->nsizes && ok; j++)
 			ok = int_literal(binding_get(c->b, c->nb, p->sizes[j]), &v) && v >= 1;
+		/* Fixed values (values(...) cycles, special) describe one shape: at another size they
+		 * are another matrix altogether (a cyclic one is badly conditioned), so such a case is
+		 * no base for new sizes. */
+		for (j = 0; j < t->nargs && ok && p->nsizes; j++) {
+			const struct task_arg *a = &t->args[j];
+			const char *g = a->dir == ARG_IN || a->dir == ARG_INOUT ? case_gen(t, c, a->name) : NULL;
+
+			while (g && isspace((unsigned char)*g))
+				g++;
+			ok = !g || (strncmp(g, "values", 6) && strncmp(g, "special", 7));
+		}
 		if (!ok)
 			continue;
 		for (j = 0; j < t->nargs; j++) {

@@ -25,6 +25,7 @@
 #include "nvrtc.h"
 #include "problem.h"
 #include "stats.h"
+#include "triton.h"
 #include "util.h"
 #include "verify.h"
 
@@ -532,6 +533,17 @@ static enum kbx_status marshal(const struct run *r, const struct program *p, con
  * errors and hangs are pinned on one launch) and announce each with a phase event, and run the
  * whole sequence `calls` times when the problem binds `calls` (consecutive optimizer steps on the
  * same state); a timed call is always one sequence. */
+/* Seconds allowed for host work on a problem's buffers: 30 s, plus 20 s per GiB. */
+static double host_limit_s(const struct run *r, const struct problem *pb)
+{
+	double bytes = 0;
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++)
+		bytes += (double)pb->bufs[i].bytes;
+	return r->o->launch_limit_s * 3 + 20.0 * bytes / (1 << 30);
+}
+
 static enum kbx_status run_launches(struct run *r, const struct program *p, const struct dev_set *s,
 				    const struct problem *pb, int sync, const char *label, char *why, size_t whylen)
 {
@@ -586,6 +598,11 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 		}
 	}
 	expr_env_free(&env);
+	/* What follows a synchronous run is host work (downloads, comparisons over every element,
+	 * the next set's uploads): its own phase, with a limit that grows with the data, so that a
+	 * launch's limit does not run out on a 2 GB comparison. */
+	if (!st && sync)
+		emit_phase(r, host_limit_s(r, pb), "%s: %s results", label, p->role);
 	return st;
 }
 
@@ -1737,7 +1754,7 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	struct compile_result cc, rc;
 	void *cimg = NULL, *rimg = NULL;
 	size_t csz = 0, rsz = 0;
-	char *ref_src = NULL, why[1024];
+	char *ref_src = NULL, why[1024] = "";
 	size_t ref_len;
 	enum kbx_status st;
 	struct golden_table *golden = NULL;
@@ -1748,10 +1765,17 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	memset(&rc, 0, sizeof(rc));
 	r->cand.role = "candidate";
 	r->ref.role = "reference";
-	st = prepare_program(r, &r->cand, source, source_name, cache, &cc, &cimg, &csz);
+	if (r->o->triton_dir)
+		st = triton_prepare(t, r->o->triton_dir, r->o->triton_launch, r->gpu ? device_arch(r) : 0, r->info.sms,
+				    &r->cand.spec, &cc, &cimg, &csz, why, sizeof(why));
+	else
+		st = prepare_program(r, &r->cand, source, source_name, cache, &cc, &cimg, &csz);
 	if (st)
 		goto out;
-	if (apply_rules(r, source, &cc))
+	/* The static rules read CUDA source; a Triton candidate is a binary and its IR. */
+	if (r->o->triton_dir && cc.ok)
+		emit_log(r, "%s", cc.log);
+	else if (!r->o->triton_dir && apply_rules(r, source, &cc))
 		cc.ok = 0;
 	if (r->ev->compile)
 		r->ev->compile(r->ev->ctx, &cc);
@@ -1764,6 +1788,11 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			if (!strcmp(cc.diags[i].severity, "error"))
 				first_error = cc.diags[i].message;
 		finish(r, V_COMPILE_ERROR, "%s", first_error);
+		goto out;
+	}
+	if (why[0]) {
+		/* a Triton launch that disagrees with its kernel (triton.h), found without a GPU */
+		finish(r, V_ABI_ERROR, "%s", why);
 		goto out;
 	}
 	st = read_file(t->reference_path, &ref_src, &ref_len);

@@ -48,6 +48,8 @@ struct engine_options {
 	int no_derived;               /* skip the derived cases (core/derive.h) */
 	int fuzz;                     /* draw this many more cases; shrink the first that fails */
 	int sanitize;                 /* running under compute-sanitizer: no guard zones */
+	const char *triton_dir;       /* the candidate is this Triton cache entry (triton.h), not source */
+	const char *triton_launch;    /* its launch line; NULL: DIR/kbx-launch.txt */
 };
 
 void engine_options_default(struct engine_options *o);

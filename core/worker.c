@@ -60,6 +60,10 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "only_case", json_string(r->only_case));
 	if (r->export_dir)
 		json_object_set_new(o, "export_dir", json_string(r->export_dir));
+	if (r->triton_dir)
+		json_object_set_new(o, "triton_dir", json_string(r->triton_dir));
+	if (r->triton_launch)
+		json_object_set_new(o, "triton_launch", json_string(r->triton_launch));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -110,6 +114,8 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->save_cubin = get_str(o, "save_cubin");
 	r->only_case = get_str(o, "only_case");
 	r->export_dir = get_str(o, "export_dir");
+	r->triton_dir = get_str(o, "triton_dir");
+	r->triton_launch = get_str(o, "triton_launch");
 	json_decref(o);
 	if (!r->task_id || !r->source) {
 		worker_request_free(r);
@@ -129,6 +135,8 @@ void worker_request_free(struct worker_request *r)
 	free(r->only_case);
 	free(r->export_dir);
 	free(r->sanitize);
+	free(r->triton_dir);
+	free(r->triton_launch);
 	memset(r, 0, sizeof(*r));
 }
 

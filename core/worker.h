@@ -44,6 +44,8 @@ struct worker_request {
 	int no_derived;               /* engine_options.no_derived */
 	int fuzz;                     /* engine_options.fuzz */
 	char *sanitize;               /* run under compute-sanitizer with this tool, or NULL */
+	char *triton_dir;             /* engine_options.triton_dir (absolute path), or NULL */
+	char *triton_launch;          /* engine_options.triton_launch, or NULL */
 };
 
 void worker_request_default(struct worker_request *r);

@@ -2,7 +2,8 @@
 // Mistake: rounding_mode='floor' computed as floor(x / d) (here floor(x * inv)), not as Python's
 // floor division through fmod: they differ where x / d rounds up onto an integer (floor_grid_01:
 // -4.9 // 0.1 is -50, floor(-4.9 * 10) is -49) and for tiny negative x (special_floor: -1, not -0).
-// Same stages and scratch names as the reference: the first wrong stage reported should be `div`.
+// Same scratch names as the reference: `hstack` matches, and the reference writes the `div` stage
+// straight into y, so no scratch stage differs: the diff shows the output y as the wrong stage.
 //
 // @kbx scratch hstack f32 [r, k1 + k2]
 // @kbx launch hstack_fwd<<<max(1, min(cdiv(r * (k1 + k2), 1024), 65536)), 256>>>(a, b, hstack, r, k1, k2)

@@ -2,7 +2,8 @@
 // Mistake: LU without pivoting (the pivot search runs but its result is ignored): the factors are
 // those of A itself, not of A with its rows in pivot order, and x = A^-1 b. Right only when partial
 // pivoting would swap nothing (test_case_1, diagdom_257, ...). Same stages and scratch names as the
-// reference: the first wrong stage reported should be `lu_pivots` (then `lu_work`).
+// reference where it has them (no `lu_pivots`: it never pivots): the first wrong stage reported
+// should be `lu_work` (the factors of A without row exchanges).
 //
 // @kbx scratch lu_work f64 [n, n]
 // @kbx scratch lu_pivots i64 [n]
