@@ -70,6 +70,45 @@ def tolerance(task_dir, dtype):
     return rtol, atol, metric
 
 
+def eig_roles(task_dir):
+    """The [verifier] of a task checked by the eig property, or None."""
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), strict=False, interpolation=None)
+    cp.read(os.path.join(task_dir, "task.ini"))
+    if not cp.has_section("verifier") or cp["verifier"].get("property") != "eig":
+        return None
+    return dict(cp["verifier"])
+
+
+def eig_property(roles, a, refs, theirs):
+    """PyTorch's eigenpairs judged as kbx judges a candidate's (core/verify.c, property eig): the
+    residual max |A v - l v| / (|A|_F |v|), the eigenvalues as a set against kbx's reference values
+    (nearest unused, distance / |A|_F) and unit-length vectors, each within tol."""
+    A = a[roles["input"]].detach().cpu().double().numpy()
+    lam = theirs[roles["values"]].detach().cpu().numpy().astype(np.complex128)
+    V = theirs[roles["vectors"]].detach().cpu().numpy().astype(np.complex128)
+    ref = refs[roles["values"]][1].astype(np.complex128).ravel()
+    env = {k: v for k, v in a.items() if isinstance(v, (int, float))}
+    env.update(max=max, min=min)
+    tol = float(eval(roles["tol"], {"__builtins__": {}}, env))
+    n = A.shape[-1]
+    if n == 0:
+        return True, "empty", 0.0
+    na = np.linalg.norm(A) or 1.0
+    vn = np.linalg.norm(V, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        res = float(np.max(np.linalg.norm(A @ V - V * lam[None, :], axis=0) / (na * vn)))
+    used, match = np.zeros(n, bool), 0.0
+    for r in ref:
+        d = np.where(used, np.inf, np.abs(lam - r))
+        i = int(np.argmin(d))
+        used[i] = True
+        match = max(match, float(d[i]) / na)
+    norm = float(np.max(np.abs(vn - 1)))
+    worst = max(res, match, norm)
+    ok = bool(np.isfinite(worst) and worst <= tol)
+    return ok, f"residual {res:.3g}, eigenvalue match {match:.3g}, |v| - 1 {norm:.3g} (tol {tol:.3g})", worst
+
+
 def property_tolerance(task_dir, arg_name, a, ours):
     """For a task with the property verifier, the unique outputs it returns (the singular values of
     an SVD) are compared as core/verify.c compares them: |s - s_ref| <= tol * max(s_ref), tol the
@@ -150,6 +189,11 @@ def check_task(args, task_dir, category, name):
                 continue
             if theirs is None:  # a stochastic case (dropout with KernelBenchX's own generator)
                 results.append((case, None, "skipped: stochastic under PyTorch's generator", 0.0))
+                continue
+            eig = eig_roles(task_dir)
+            if eig and set(theirs) == {eig["values"], eig["vectors"]}:
+                ok, why, err = eig_property(eig, a, refs, theirs)
+                results.append((f"{case}:eig", ok, why, err))
                 continue
             for arg_name, value in theirs.items():
                 dtype, ours = refs[arg_name]
