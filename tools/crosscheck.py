@@ -187,8 +187,9 @@ def check_task(args, task_dir, category, name):
             except Exception as e:  # a case PyTorch rejects is reported, not hidden
                 results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
                 continue
-            if theirs is None:  # a stochastic case (dropout with KernelBenchX's own generator)
-                results.append((case, None, "skipped: stochastic under PyTorch's generator", 0.0))
+            if theirs is None:  # the task's call() says why: a stochastic case (dropout with
+                # PyTorch's own generator) or an input PyTorch refuses (its crosscheck.py comments)
+                results.append((case, None, "skipped by the task's crosscheck.py", 0.0))
                 continue
             eig = eig_roles(task_dir)
             if eig and set(theirs) == {eig["values"], eig["vectors"]}:
@@ -224,7 +225,7 @@ def run_one(args, task_id):
     checked = len(res) - len(skipped)
     note = "; ".join(f"{c}: {w}" for c, _, w, _ in bad[:3])
     if skipped:
-        note = (note + "; " if note else "") + f"{len(skipped)} stochastic case(s) skipped"
+        note = (note + "; " if note else "") + f"{len(skipped)} case(s) skipped by call() (stochastic, or refused by PyTorch)"
     worst = max([r[3] for r in res if r[1] is not None] or [0.0])
     return (task_id, "pass" if not bad and checked else "FAIL" if bad else "skipped", checked - len(bad), checked,
             worst, note)

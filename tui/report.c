@@ -400,7 +400,17 @@ void report_task(struct doc *d, const struct task *t, const struct golden_info *
 
 	doc_add(d, ROLE_HEADING, "reference");
 	doc_add(d, ROLE_DIM, "  ");
-	doc_add(d, ROLE_DIM, t->reference_path);
+	{
+		/* A long path keeps its end (the task's folder and file) and loses its start. */
+		size_t len = strlen(t->reference_path), avail = width > 14 ? (size_t)width - 11 : 3;
+
+		if (len > avail) {
+			doc_add(d, ROLE_DIM, "...");
+			doc_add(d, ROLE_DIM, t->reference_path + len - (avail - 3));
+		} else {
+			doc_add(d, ROLE_DIM, t->reference_path);
+		}
+	}
 	doc_newline(d);
 	{
 		char *src;

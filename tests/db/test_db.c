@@ -762,7 +762,9 @@ static void test_insert_roundtrip(void **state)
 		assert_int_equal(db_run_insert(f->db, &r2), KBX_OK);
 		assert_true(r2.id > id1);
 		assert_int_equal(db_run_get(f->db, r2.id, &d), KBX_OK);
-		assert_true(d.row.created_at >= before - 1 && d.row.created_at <= (double)time(NULL) + 1);
+		if (!(d.row.created_at >= before - 1 && d.row.created_at <= (double)time(NULL) + 1))
+			fail_msg("created_at %.3f outside [%.0f - 1, %.0f + 1]", d.row.created_at, before,
+				 (double)time(NULL));
 		assert_int_equal(d.row.verdict, V_COMPILE_ERROR);
 		assert_null(d.source);
 		assert_null(d.message);

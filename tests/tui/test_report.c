@@ -139,6 +139,15 @@ static void test_task_page(void **state)
 	for (int i = 0; i < d.n; i++)
 		assert_true(d.lines[i].width <= 80 || strstr(d.lines[i].text, "@kbx") || d.lines[i].text[0] == ' ');
 	doc_clear(&d);
+	/* however long the catalogue's path, the reference line keeps its end and fits */
+	doc_init(&d);
+	report_task(&d, t, &g, 40);
+	for (int i = 0; i < d.n; i++)
+		if (strstr(d.lines[i].text, "reference.cu")) {
+			assert_true(d.lines[i].width <= 40);
+			assert_non_null(strstr(d.lines[i].text, "gelu/reference.cu"));
+		}
+	doc_clear(&d);
 	/* no GPU: says so, and still lists the tables */
 	g.gpu = NULL;
 	g.gpu_note = "no CUDA device";
