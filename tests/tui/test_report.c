@@ -140,7 +140,6 @@ static void test_task_page(void **state)
 		assert_true(d.lines[i].width <= 80 || strstr(d.lines[i].text, "@kbx") || d.lines[i].text[0] == ' ');
 	doc_clear(&d);
 	/* however long the catalogue's path, the reference line keeps its end and fits */
-	doc_init(&d);
 	report_task(&d, t, &g, 40);
 	for (int i = 0; i < d.n; i++)
 		if (strstr(d.lines[i].text, "reference.cu")) {
