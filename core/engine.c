@@ -1961,7 +1961,9 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			r->sum.speedup_golden = gold / cand;
 		}
 	}
-	finish(r, V_PASS, "%d of %d cases passed; %d perf rows timed", r->sum.cases_passed, r->sum.cases_total,
+	finish(r, V_PASS, "%d of %d cases passed; %d of %d perf rows timed", r->sum.cases_passed,
+	       r->sum.cases_total, r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows ? r->o->max_perf_rows
+												  : t->perf.nrows,
 	       t->perf.nrows);
 out:
 	if (r->flush) {
