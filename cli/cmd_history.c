@@ -52,14 +52,19 @@ static int print_runs(struct db *db, const char *category, const char *task, int
 	if (json) {
 		json_t *a = json_array();
 
-		for (i = 0; i < n; i++)
-			json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:f, s:s}", "id",
-							   (json_int_t)rows[i].id, "task", rows[i].task_id, "gpu", rows[i].gpu,
-							   "verdict", verdict_name(rows[i].verdict), "warnings",
-							   rows[i].warnings, "speedup_golden",
-							   num_or_null(rows[i].speedup_golden), "speedup_ref",
-							   num_or_null(rows[i].speedup_ref), "created_at", rows[i].created_at,
-							   "source_hash", rows[i].source_hash));
+		for (i = 0; i < n; i++) {
+			json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:f, s:s}", "id",
+					      (json_int_t)rows[i].id, "task", rows[i].task_id, "gpu", rows[i].gpu,
+					      "verdict", verdict_name(rows[i].verdict), "warnings", rows[i].warnings,
+					      "speedup_golden", num_or_null(rows[i].speedup_golden), "speedup_ref",
+					      num_or_null(rows[i].speedup_ref), "created_at", rows[i].created_at,
+					      "source_hash", rows[i].source_hash);
+
+			/* which GPU of the host and which evaluation, where the run recorded them */
+			json_object_set_new(o, "device", rows[i].device >= 0 ? json_integer(rows[i].device) : json_null());
+			json_object_set_new(o, "eval", rows[i].eval[0] ? json_string(rows[i].eval) : json_null());
+			json_array_append_new(a, o);
+		}
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(a);

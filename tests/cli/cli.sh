@@ -186,6 +186,12 @@ assert v["line 1"]["call"] and v["line 1"]["task"] == "Activation/gelu", v["line
 assert v["line 1"]["verdict"] in ("pass", "not_run"), v["line 1"]
 assert s["overall"]["items"] == 5 and s["overall"]["call"] == 3, s
 ' "$tmp/ev" && ok "metrics.json and summary.json hold every item" || no "eval reports"
+expect 0 "history of the evaluated runs" -- "$kbx" history --task Activation/gelu --json
+python3 -c '
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1])) if r.get("eval")]
+assert runs and runs[0]["eval"].endswith("/ev") and runs[0]["device"] == 0, runs
+' "$tmp/out" && ok "eval runs are recorded with their evaluation and GPU" || no "history lacks eval/device"
 expect 0 "eval resumes" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --no-perf
 contains "$tmp/err" "resuming: 5 of 5 items already done" "a finished evaluation is not redone"
 [ "$(wc -l <"$tmp/ev/progress.jsonl")" -eq 5 ] && ok "each item recorded once" || no "progress has $(wc -l <"$tmp/ev/progress.jsonl") lines"
