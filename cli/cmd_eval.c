@@ -182,24 +182,6 @@ static void item_done(const struct eval_record *rec, int finished, int total, vo
 	}
 }
 
-static int make_dir(const char *dir)
-{
-	char *p = xstrdup(dir), *s;
-	int rc = 0;
-
-	for (s = p + 1; *s; s++) {
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	}
-	if (mkdir(p, 0755) != 0 && access(p, W_OK) != 0)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
 int cmd_eval(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -248,9 +230,9 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		return cli_fail(2, "%s", kbx_last_error());
 	nall = n;
 	n = eval_shard(items, n, sidx, scount);
-	if (make_dir(out) != 0) {
+	if (make_dirs(out, 0755) != KBX_OK) {
 		eval_items_free(items, nall);
-		return cli_fail(2, "cannot create '%s'", out);
+		return cli_fail(2, "%s", kbx_last_error());
 	}
 	progress_path = xasprintf("%s/progress.jsonl", out);
 	st = eval_progress_load(progress_path, &done_recs, &ndone);

@@ -25,7 +25,7 @@ static const char *const auto_scales[] = { "3", "0.01", "-1" };
 
 struct plan {
 	int base;               /* index into t->cases; -1: nothing can be derived */
-	char **sizes;           /* free size variables */
+	char **sizes;           /* free size variables (owned copies) */
 	long long *cap;         /* largest value each may take */
 	int nsizes;
 	const struct task_arg **scalable; /* in/inout float buffers drawn from randn/outlier */
@@ -34,7 +34,11 @@ struct plan {
 
 static void plan_free(struct plan *p)
 {
-	free(p->sizes);         /* the names point into the task */
+	int i;
+
+	for (i = 0; i < p->nsizes; i++)
+		free(p->sizes[i]);
+	free(p->sizes);
 	free(p->cap);
 	free(p->scalable);
 	memset(p, 0, sizeof(*p));
@@ -75,7 +79,7 @@ static int is_unbounded_gen(const char *g)
 }
 
 /* The names that buffer shapes use (identifiers not followed by '('), each once. */
-static int shape_names(const struct task *t, const char **names, int max)
+static int shape_names(const struct task *t, char **names, int max)
 {
 	int n = 0, i, d;
 
@@ -112,9 +116,16 @@ static int shape_names(const struct task *t, const char **names, int max)
 	return n;
 }
 
+/* An input the plan may scale: an in/inout float buffer the case draws from randn or outlier. */
+static int scalable_input(const struct task *t, const struct task_case *c, const struct task_arg *a)
+{
+	return (a->dir == ARG_IN || a->dir == ARG_INOUT) && dtype_is_float(a->dtype) &&
+	       is_unbounded_gen(case_gen(t, c, a->name));
+}
+
 static enum kbx_status plan_build(const struct task *t, struct plan *p)
 {
-	const char *found[32];
+	char *found[32];
 	int nfound, i, j, best_scalable = -1;
 
 	memset(p, 0, sizeof(*p));
@@ -122,24 +133,20 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 	if (t->verifier && !strcmp(t->verifier, "distribution"))
 		return KBX_OK;
 
-	nfound = shape_names(t, found, 32);
 	if (t->derive_sizes_given) {
 		p->sizes = xcalloc((size_t)t->nderive_sizes + 1, sizeof(*p->sizes));
 		for (i = 0; i < t->nderive_sizes; i++)
-			p->sizes[p->nsizes++] = t->derive_sizes[i];
-	} else if (nfound == 1) {
-		/* the one size of a 1-D task: find the task's own spelling to point at */
+			p->sizes[p->nsizes++] = xstrdup(t->derive_sizes[i]);
+	} else {
+		/* the one size of a 1-D task */
+		nfound = shape_names(t, found, 32);
 		p->sizes = xcalloc(1, sizeof(*p->sizes));
-		for (i = 0; i < t->nargs && !p->nsizes; i++)
-			if (!strcmp(t->args[i].name, found[0]))
-				p->sizes[p->nsizes++] = t->args[i].name;
-		for (i = 0; i < t->ncases && !p->nsizes; i++)
-			for (j = 0; j < t->cases[i].nb && !p->nsizes; j++)
-				if (!strcmp(t->cases[i].b[j].key, found[0]))
-					p->sizes[p->nsizes++] = t->cases[i].b[j].key;
+		if (nfound == 1)
+			p->sizes[p->nsizes++] = found[0];
+		else
+			for (i = 0; i < nfound; i++)
+				free(found[i]);
 	}
-	for (i = 0; i < nfound; i++)
-		free((char *)found[i]);
 
 	/* The base: the task's choice, else every free size an integer >= 1, the most scalable
 	 * inputs, the first of equals. */
@@ -166,13 +173,8 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 		}
 		if (!ok)
 			continue;
-		for (j = 0; j < t->nargs; j++) {
-			const struct task_arg *a = &t->args[j];
-
-			if (a->dir != ARG_SCALAR && a->dir != ARG_OUT && dtype_is_float(a->dtype) &&
-			    is_unbounded_gen(case_gen(t, c, a->name)))
-				scalable++;
-		}
+		for (j = 0; j < t->nargs; j++)
+			scalable += scalable_input(t, c, &t->args[j]);
 		if (scalable > best_scalable) {
 			best_scalable = scalable;
 			p->base = i;
@@ -198,13 +200,9 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 		const struct task_case *c = &t->cases[p->base];
 
 		p->scalable = xcalloc((size_t)t->nargs + 1, sizeof(*p->scalable));
-		for (j = 0; j < t->nargs; j++) {
-			const struct task_arg *a = &t->args[j];
-
-			if (a->dir != ARG_SCALAR && a->dir != ARG_OUT && dtype_is_float(a->dtype) &&
-			    is_unbounded_gen(case_gen(t, c, a->name)))
-				p->scalable[p->nscalable++] = a;
-		}
+		for (j = 0; j < t->nargs; j++)
+			if (scalable_input(t, c, &t->args[j]))
+				p->scalable[p->nscalable++] = &t->args[j];
 	}
 	return KBX_OK;
 }

@@ -567,18 +567,17 @@ static void tally_row(FILE *out, const char *name, const struct tally *t)
 		t->items ? 100.0 * t->perf / t->items : 0, geo, slow);
 }
 
+/* write_file writes beside and renames: a report is whole or absent. */
 static enum kbx_status write_json(const char *dir, const char *name, json_t *o)
 {
-	char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s/.%s.tmp", dir, name);
-	enum kbx_status st = KBX_OK;
+	char *path = xasprintf("%s/%s", dir, name), *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	enum kbx_status st;
 
-	/* write then rename: a report is whole or absent */
-	if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
-		st = kbx_error(KBX_EIO, "cannot write '%s'", tmp);
-	else if (rename(tmp, path) != 0)
-		st = kbx_error(KBX_EIO, "cannot write '%s': %s", path, strerror(errno));
+	if (!text)
+		abort();
+	st = write_file(path, text, strlen(text));
+	free(text);
 	free(path);
-	free(tmp);
 	return st;
 }
 

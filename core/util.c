@@ -239,6 +239,33 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+enum kbx_status make_dirs(const char *dir, unsigned mode)
+{
+	char *d = xstrdup(dir);
+	enum kbx_status st = KBX_OK;
+	struct stat sb;
+
+	for (char *p = d + 1; *d; p++) {
+		char c;
+
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(d, (mode_t)mode) != 0 && errno != EEXIST) {
+			st = kbx_error(KBX_EIO, "cannot create folder '%s': %s", d, strerror(errno));
+			break;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	if (st == KBX_OK && (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+		st = kbx_error(KBX_EIO, "'%s' is not a folder", d);
+	free(d);
+	return st;
+}
+
 enum kbx_status write_file(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.XXXXXX", path);

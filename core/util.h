@@ -55,6 +55,10 @@ enum kbx_status read_file(const char *path, char **out, size_t *len);
 enum kbx_status write_file(const char *path, const void *data, size_t len);
 
 /* Trim ASCII whitespace at both ends, in place; returns s. */
+/* mkdir -p: every missing folder of dir, new ones with this mode; an error names the folder
+ * that could not be made (or is not a folder). */
+enum kbx_status make_dirs(const char *dir, unsigned mode);
+
 char *str_trim(char *s);
 int str_starts_with(const char *s, const char *prefix);
 

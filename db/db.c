@@ -278,31 +278,11 @@ static enum kbx_status make_parents(const char *path)
 	char *slash = strrchr(dir, '/');
 	enum kbx_status st = KBX_OK;
 
-	if (!slash || slash == dir) {
-		free(dir);
-		return KBX_OK;
-	}
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			st = kbx_error(KBX_EIO, "cannot create folder '%s' for history '%s': %s", dir, path,
-				       strerror(errno));
-			break;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	if (st == KBX_OK) {
-		struct stat sb;
-
-		if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			st = kbx_error(KBX_EIO, "cannot create history '%s': '%s' is not a folder", path, dir);
+	if (slash && slash != dir) {
+		*slash = '\0';
+		st = make_dirs(dir, 0700);
+		if (st)
+			kbx_wrap(st, "cannot create history '%s'", path);
 	}
 	free(dir);
 	return st;
