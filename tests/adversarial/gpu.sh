@@ -23,15 +23,7 @@ if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; t
 fi
 command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
 
-# header FILE WORD: the text after `// @kbx WORD ` on the first such line
-header() {
-	sed -n "s|^// @kbx $2 \\(.*\\)\$|\\1|p" "$1" | head -n 1
-}
-field() {  # json-file verdict|message
-	python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-print(d["verdict"] if sys.argv[2] == "verdict" else d["summary"]["message"])' "$1" "$2" 2>/dev/null
-}
+. "$dir/lib.sh"
 
 fail=0
 n=0

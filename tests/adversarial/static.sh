@@ -27,15 +27,7 @@ if ! grep -q '^nvrtc  *ok' "$tmp/doctor"; then
 fi
 if grep -q '^gpu  *ok' "$tmp/doctor"; then abi_accept=abi_error; else abi_accept="abi_error not_run"; fi
 
-# header FILE WORD: the text after `// @kbx WORD ` on the first such line
-header() {
-	sed -n "s|^// @kbx $2 \\(.*\\)\$|\\1|p" "$1" | head -n 1
-}
-field() {  # json-file key
-	python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-print(d["verdict"] if sys.argv[2] == "verdict" else d["summary"]["message"])' "$1" "$2" 2>/dev/null
-}
+. "$dir/lib.sh"
 
 fail=0
 n=0
