@@ -276,6 +276,9 @@ class CaseError(Exception):
     pass
 
 
+KBX_EXTRA = []  # --kbx-arg: more options for every kbx run (e.g. --hide-latency)
+
+
 def kbx_median(kbx, tasks, task, src, cubin, row, want_size):
     """kbx's candidate median (ms) and sample count at perf row `row` (negative: from the end).
     A row from the end is timed with --rows -row (that row and the ones after it); a row from
@@ -283,6 +286,7 @@ def kbx_median(kbx, tasks, task, src, cubin, row, want_size):
     cmd = [kbx, "--tasks", tasks, "run", task, src, "--json", "--no-history", "--no-derived", "--save-cubin", cubin]
     if row < 0:
         cmd[6:6] = ["--rows", str(-row)]
+    cmd += KBX_EXTRA
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -471,10 +475,13 @@ def main():
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--ncu", action="store_true", help="add Nsight Compute's duration (needs ncu)")
     ap.add_argument("--out", help="write the results as JSON")
+    ap.add_argument("--kbx-arg", action="append", default=[],
+                    help="one more option for kbx run, e.g. --kbx-arg=--hide-latency (repeatable)")
     ap.add_argument("--ncu-driver", help=argparse.SUPPRESS)
     ap.add_argument("--cubin", help=argparse.SUPPRESS)
     ap.add_argument("--ncu-iters", type=int, default=6, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    KBX_EXTRA.extend(a.kbx_arg)
     if a.ncu_driver:
         return ncu_driver(a.ncu_driver, a.cubin, a.ncu_iters)
 

@@ -1,15 +1,31 @@
-/* kbx doctor: what this machine can do. */
+/* kbx doctor: what this machine can do; --calibrate: what its GPU has been measured to do. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../core/calibrate.h"
 #include "../core/golden.h"
 #include "../core/gpu.h"
 #include "../core/nvrtc.h"
 #include "../core/util.h"
+#include "../core/worker.h"
 #include "../db/db.h"
 #include "cli.h"
+
+static const char doctor_usage[] =
+	"usage: kbx doctor [--calibrate] [--device N]\n"
+	"\n"
+	"Check the driver, GPU, NVRTC, the history database, the catalogue and the golden table,\n"
+	"and show the GPU's stored calibration.\n"
+	"\n"
+	"options:\n"
+	"  --calibrate   measure the GPU's copy bandwidth, f32 FMA and f16 tensor-core throughput\n"
+	"                (in a worker, some seconds) and store them in the history; `kbx run` then\n"
+	"                shows each perf row's GB/s and TFLOP/s also as a percentage of them\n"
+	"  --device N    the CUDA device to check or calibrate (default 0)\n";
 
 static void line(const char *what, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -24,22 +40,141 @@ static void line(const char *what, int ok, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* "copy 3921 GB/s (82% of the theoretical 4800), f32 FMA 58.1 TFLOP/s, f16 tensor 512 TFLOP/s" */
+static void describe(const struct calibration *cal, char *buf, size_t len)
+{
+	char tensor[64];
+	double share = calibrate_fraction(cal->copy_gbps, cal->peak_gbps);
+
+	if (cal->tensor_tflops > 0)
+		snprintf(tensor, sizeof(tensor), "%.4g TFLOP/s", cal->tensor_tflops);
+	else
+		snprintf(tensor, sizeof(tensor), "not measured");
+	if (share > 0)
+		snprintf(buf, len, "copy %.4g GB/s (%.0f%% of the theoretical %.4g), f32 FMA %.4g TFLOP/s, f16 tensor %s",
+			 cal->copy_gbps, 100 * share, cal->peak_gbps, cal->fma_tflops, tensor);
+	else
+		snprintf(buf, len, "copy %.4g GB/s, f32 FMA %.4g TFLOP/s, f16 tensor %s", cal->copy_gbps,
+			 cal->fma_tflops, tensor);
+}
+
+static void when(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M", &tm))
+		snprintf(buf, len, "at an unknown time");
+}
+
+static void cal_progress_log(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("           %s\n", text);
+	fflush(stdout);
+}
+
+/* kbx doctor --calibrate: measure in a worker, print, store. */
+static int calibrate(struct cli *c, int device)
+{
+	struct run_events progress = { .log = cal_progress_log };
+	struct calibration cal;
+	struct gpu_info info;
+	char share[64] = "";
+	struct db *db;
+	int count = 0;
+	double f;
+
+	/* The same checks the worker would make, here first for a plain message without a worker. */
+	if (!gpu_built())
+		return cli_fail(1, "cannot calibrate: GPU support was not built (configure found no CUDA headers)");
+	if (gpu_probe(device, &info, &count) != KBX_OK)
+		return cli_fail(1, "cannot calibrate: %s", kbx_last_error());
+	printf("calibrating %s%s%s%s, device %d\n", info.name, info.uuid[0] ? " (" : "", info.uuid,
+	       info.uuid[0] ? ")" : "", device);
+	fflush(stdout);
+	if (worker_calibrate(NULL, device, &progress, &cal) != KBX_OK)
+		return cli_fail(1, "cannot calibrate '%s': %s", info.name, kbx_last_error());
+	f = calibrate_fraction(cal.copy_gbps, cal.peak_gbps);
+	if (f > 0)
+		snprintf(share, sizeof(share), "  (%.0f%% of the theoretical %.4g GB/s)", 100 * f, cal.peak_gbps);
+	printf("copy       %10.4g GB/s%s\n", cal.copy_gbps, share);
+	printf("f32 FMA    %10.4g TFLOP/s\n", cal.fma_tflops);
+	if (cal.tensor_tflops > 0)
+		printf("f16 tensor %10.4g TFLOP/s  (wmma: below the datasheet's dense peak, see doc/timing.md)\n",
+		       cal.tensor_tflops);
+	else
+		printf("f16 tensor %10s\n", "not measured");
+	if (db_open(c->db_path, &db) != KBX_OK)
+		return cli_fail(1, "the calibration was not stored: %s", kbx_last_error());
+	if (db_calibration_save(db, &cal) != KBX_OK) {
+		db_close(db);
+		return cli_fail(1, "the calibration was not stored: %s", kbx_last_error());
+	}
+	db_close(db);
+	printf("stored     in %s; `kbx run` shows GB/s and TFLOP/s as a percentage of it\n", c->db_path);
+	return 0;
+}
+
+/* The calibration line of plain `kbx doctor`: the device's, or how to make one. */
+static void show_calibration(struct db *db, const struct gpu_info *info, int device)
+{
+	struct calibration cal;
+	char what[512], at[64], opt[32] = "";
+
+	if (db_calibration_find(db, info->uuid, info->name, &cal) != KBX_OK) {
+		kbx_clear_error();
+		if (device)
+			snprintf(opt, sizeof(opt), " --device %d", device);
+		line("calib", 0, "none for %s: `kbx doctor --calibrate%s` measures it, then `kbx run` shows GB/s and "
+		     "TFLOP/s as a percentage of it", info->name, opt);
+		return;
+	}
+	describe(&cal, what, sizeof(what));
+	when(cal.measured_at, at, sizeof(at));
+	/* Found by name: another board of the same model, which may differ from this one. */
+	if (info->uuid[0] && strcmp(cal.gpu_uuid, info->uuid))
+		line("calib", 1, "%s; measured %s on another board of the model (%s)", what, at,
+		     cal.gpu_uuid[0] ? cal.gpu_uuid : "no UUID");
+	else
+		line("calib", 1, "%s; measured %s", what, at);
+}
+
 int cmd_doctor(struct cli *c, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "calibrate", no_argument, NULL, 'c' }, { "device", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
 	struct gpu_info info;
-	int count = 0, problems = 0;
+	int count = 0, problems = 0, opt, device = 0, do_calibrate = 0;
 	struct db *db;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: kbx doctor\n\nCheck the driver, GPU, NVRTC, the history database, the catalogue and the golden table.");
-		return 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': do_calibrate = 1; break;
+		case 'D':
+			if (calibrate_parse_device(optarg, &device) != KBX_OK)
+				return cli_fail(2, "--device: %s", kbx_last_error());
+			break;
+		case 'h': fputs(doctor_usage, stdout); return 0;
+		default: fputs(doctor_usage, stderr); return 2;
+		}
 	}
+	if (optind < argc) {
+		fputs(doctor_usage, stderr);
+		return 2;
+	}
+	if (do_calibrate)
+		return calibrate(c, device);
 	if (!gpu_built()) {
 		line("gpu", 0, "GPU support was not built (configure found no CUDA headers)");
 		problems++;
-	} else if (gpu_probe(0, &info, &count) != KBX_OK) {
+	} else if (gpu_probe(device, &info, &count) != KBX_OK) {
 		line("gpu", 0, "%s", kbx_last_error());
 		problems++;
+		/* A --device past the last one: the driver counted devices, but info is not filled. */
+		count = 0;
 	} else {
 		line("driver", 1, "CUDA driver %d.%d", info.driver_version / 1000, info.driver_version % 1000 / 10);
 		line("gpu", 1, "%s (sm_%d%d, %d SMs, %.0f GiB, L2 %d MiB), %d device%s", info.name, info.cc_major,
@@ -70,6 +205,8 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		problems++;
 	if (db_open(c->db_path, &db) == KBX_OK) {
 		line("history", 1, "%s (schema %d)", c->db_path, db_schema_version(db));
+		if (count > 0)
+			show_calibration(db, &info, device);
 		db_close(db);
 	} else {
 		line("history", 0, "%s", kbx_last_error());

@@ -36,7 +36,8 @@ static const char eval_usage[] =
 	"  --rows N           time only the last N perf rows (no speedup vs golden then)\n"
 	"  --seed N           input seed (default 0)\n"
 	"  --launch-timeout S limit per kernel launch (default 10)\n"
-	"  --quiet            no progress bar\n";
+	"  --quiet            no progress bar\n"
+	"\n";
 
 struct eval_ctx {
 	const struct cli *c;
@@ -55,6 +56,7 @@ struct collect {
 	struct eval_record *rec;
 	int compiled;
 	double last_gbps, last_tflops;
+	double last_bw_fraction, last_flop_fraction;
 };
 
 static void c_compile(void *ctx, const struct compile_result *cr)
@@ -68,6 +70,8 @@ static void c_perf(void *ctx, const struct perf_result *p)
 
 	k->last_gbps = p->gbps;
 	k->last_tflops = p->tflops;
+	k->last_bw_fraction = p->bw_fraction;
+	k->last_flop_fraction = p->flop_fraction;
 }
 
 static void c_done(void *ctx, const struct run_summary *s)
@@ -90,6 +94,14 @@ static void c_done(void *ctx, const struct run_summary *s)
 	r->golden_ms = r->perf && s->golden_ms_sum > 0 ? s->golden_ms_sum : -1;
 	r->gbps = r->perf ? k->last_gbps : -1;
 	r->tflops = r->perf ? k->last_tflops : -1;
+	r->bw_fraction = r->perf && k->last_bw_fraction > 0 ? k->last_bw_fraction : -1;
+	r->flop_fraction = r->perf && k->last_flop_fraction > 0 ? k->last_flop_fraction : -1;
+	r->compile_s = s->compile_s;
+	r->inputs_s = s->inputs_s;
+	r->verify_s = s->verify_s;
+	r->timing_s = s->timing_s;
+	r->launch_s = s->launch_s;
+	r->transfer_s = s->transfer_s;
 }
 
 static void run_item(const struct eval_item *item, int worker, void *ctxp, struct eval_record *out)
@@ -97,7 +109,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	struct eval_ctx *ctx = ctxp;
 	const struct task *t = item->task_id ? catalogue_find(&ctx->c->cat, item->task_id) : NULL;
 	struct worker_request req = *ctx->base;
-	struct collect k = { out, 0, -1, -1 };
+	struct collect k = { out, 0, -1, -1, -1, -1 };
 	struct run_events cev = { &k, NULL, c_compile, NULL, c_perf, NULL, c_done };
 	struct run_events rev, tee_ev;
 	struct run_events_tee tee = { { NULL } };
@@ -109,6 +121,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	out->device = ctx->gpus[worker];
 	out->speedup_golden = out->speedup_ref = -1;
 	out->ms = out->ref_ms = out->golden_ms = out->gbps = out->tflops = -1;
+	out->bw_fraction = out->flop_fraction = -1;
 	snprintf(out->verdict, sizeof(out->verdict), "error");
 	if (!t) {
 		out->message = xasprintf("no task named '%s' in the catalogue", item->task_hint);
@@ -189,7 +202,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'S' }, { "no-perf", no_argument, NULL, 'P' },
 		{ "rows", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct eval_ctx ctx;
 	struct worker_request req;
@@ -197,7 +210,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	struct eval_record *recs = NULL, *done_recs = NULL;
 	const char *out = NULL, *gpus = "0", *shard = NULL;
 	char *progress_path = NULL;
-	int n = 0, nall = 0, nrecs = 0, ndone = 0, ngpus = 0, sidx = 0, scount = 1, opt, i, ntodo = 0, rc = 0;
+	int n = 0, nall = 0, nrecs = 0, ndone = 0, ngpus = 0, sidx = 0, scount = 1, opt, i, ntodo = 0, rc = 0, bad = 0;
 	enum kbx_status st;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -208,14 +221,20 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		case 'g': gpus = optarg; break;
 		case 'S': shard = optarg; break;
 		case 'P': req.no_perf = 1; break;
-		case 'r': req.max_perf_rows = atoi(optarg); break;
+		case 'r': req.max_perf_rows = cli_count(optarg, "--rows", &bad); break;
 		case 's': req.seed = strtoull(optarg, NULL, 0); break;
-		case 'L': req.launch_limit_s = atof(optarg); break;
+		case 'L': req.launch_limit_s = cli_num(optarg, "--launch-timeout", &bad); break;
 		case 'q': ctx.quiet = 1; break;
-		case 'h': fputs(eval_usage, stdout); return 0;
-		default: fputs(eval_usage, stderr); return 2;
+		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
+		default:
+			if (cli_timing_option(opt, optarg, &req.bench, &bad))
+				break;
+			fputs(eval_usage, stderr);
+			return 2;
 		}
 	}
+	if (bad || cli_timing_check(&req.bench))
+		return 2;
 	if (!out || optind != argc - 1) {
 		fputs(eval_usage, stderr);
 		return 2;
@@ -252,6 +271,8 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	req.tasks_root = c->cat.root;
+	/* Each worker reads its GPU's calibration from the history, for the fractions. */
+	req.calib_db = (char *)c->db_path;
 	ctx.c = c;
 	ctx.base = &req;
 	ctx.name = out;

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/util.h"
 #include "../db/db.h"
+#include "../db/vsbest.h"
 #include "cli.h"
 
 static const char history_usage[] =
@@ -14,7 +16,9 @@ static const char history_usage[] =
 	"\n"
 	"Without filters: attempts, pass rate and best/median speedup per category.\n"
 	"  --category C   the tasks of C with their attempts and the latest runs\n"
-	"  --task T       every attempt at task T (id Category/name or a unique name)\n"
+	"  --task T       every attempt at task T (id Category/name or a unique name); \"vs best\" is a\n"
+	"                 passing run's timing against the best attempt before it on the same GPU:\n"
+	"                 SAME, FASTER, SLOWER or UNCLEAR (doc/timing.md)\n"
 	"  --limit N      at most N runs (default 20; 0 = all)\n"
 	"  --json         machine-readable output\n";
 
@@ -42,13 +46,30 @@ static json_t *num_or_null(double v)
 	return v < 0 ? json_null() : json_real(v);
 }
 
+/* A passing run against the best attempt before it: {"verdict", "run", "why"}, or null. */
+static json_t *vs_best_json(const struct vsbest *vb)
+{
+	json_t *o;
+
+	if (!vb || !vb->found)
+		return json_null();
+	o = json_pack("{s:s, s:I, s:s}", "verdict", timing_change_name(vb->change), "run", (json_int_t)vb->best_id,
+		      "why", vb->why);
+	return o ? o : json_null();
+}
+
 static int print_runs(struct db *db, const char *category, const char *task, int limit, int json)
 {
 	struct db_run_row *rows;
+	struct vsbest *vb;
 	int n, i;
 
 	if (db_runs_list(db, category, task, limit, &rows, &n))
 		return cli_fail(2, "%s", kbx_last_error());
+	/* each passing run against the best attempt before it; without it the list still stands */
+	vb = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vb));
+	if (vsbest_for_runs(db, rows, n, vb))
+		cli_fail(0, "cannot compare runs with earlier attempts: %s", kbx_last_error());
 	if (json) {
 		json_t *a = json_array();
 
@@ -63,25 +84,31 @@ static int print_runs(struct db *db, const char *category, const char *task, int
 			/* which GPU of the host and which evaluation, where the run recorded them */
 			json_object_set_new(o, "device", rows[i].device >= 0 ? json_integer(rows[i].device) : json_null());
 			json_object_set_new(o, "eval", rows[i].eval[0] ? json_string(rows[i].eval) : json_null());
+			json_object_set_new(o, "vs_best", vs_best_json(&vb[i]));
 			json_array_append_new(a, o);
 		}
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(a);
 	} else {
-		printf("%-6s %-16s %-40s %-14s %9s %9s  %s\n", "run", "when", "task", "verdict", "vs golden", "vs ref", "gpu");
+		printf("%-6s %-16s %-40s %-14s %9s %9s  %-7s  %s\n", "run", "when", "task", "verdict", "vs golden", "vs ref",
+		       "vs best", "gpu");
 		for (i = 0; i < n; i++) {
 			char w[32], sg[16], sr[16];
 
 			when(rows[i].created_at, w, sizeof(w));
 			speed(rows[i].speedup_golden, sg, sizeof(sg));
 			speed(rows[i].speedup_ref, sr, sizeof(sr));
-			printf("%-6lld %-16s %-40s %-14s %9s %9s  %s\n", rows[i].id, w, rows[i].task_id,
-			       verdict_name(rows[i].verdict), sg, sr, rows[i].gpu);
+			printf("%-6lld %-16s %-40s %-14s %9s %9s  %-7s  %s\n", rows[i].id, w, rows[i].task_id,
+			       verdict_name(rows[i].verdict), sg, sr, vb[i].found ? vsbest_label(vb[i].change) : "-",
+			       rows[i].gpu);
 		}
 		if (!n)
 			printf("no runs yet\n");
 	}
+	for (i = 0; i < n; i++)
+		vsbest_free(&vb[i]);
+	free(vb);
 	free(rows);
 	return 0;
 }

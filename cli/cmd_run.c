@@ -10,13 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/calibrate.h"
 #include "../core/engine.h"
+#include "../core/gpu.h"
 #include "../core/sanitizer.h"
 #include "../core/triton.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
 #include "../db/recorder.h"
+#include "../db/vsbest.h"
 #include "cli.h"
 
 static const char run_usage[] =
@@ -39,8 +42,6 @@ static const char run_usage[] =
 	"                         synccheck): findings on the candidate's lines; implies --no-perf\n"
 	"                         and 20x the launch timeout\n"
 	"  --device N             CUDA device ordinal (default 0)\n"
-	"  --warmup MS            do_bench warm-up per row (default 25)\n"
-	"  --rep MS               do_bench repetition time per row (default 100)\n"
 	"  --launch-timeout S     limit per kernel launch (default 10)\n"
 	"  --compile-timeout S    limit for compiling (default 60)\n"
 	"  --no-history           do not record this run\n"
@@ -50,18 +51,26 @@ static const char run_usage[] =
 	"  --launch LINE          its launch line, e.g. 'k<<<cdiv(n, 1024)>>>(x, y, i32(n))'; block\n"
 	"                         and shared memory come from its metadata (default: the line\n"
 	"                         in DIR/kbx-launch.txt)\n"
-	"  -v, --verbose          every case's details, also when it passes\n";
+	"  -v, --verbose          every case's details, also when it passes\n"
+	"\n";
 
-static double parse_num(const char *s, const char *what, int *bad)
+/*
+ * The run just recorded as `id` against the best earlier attempt at its task (db/vsbest.h):
+ * vb stays empty when the run did not pass. A history that cannot be read costs the comparison,
+ * not the run: the message goes to stderr.
+ */
+static void compare_with_best(struct db *db, long long id, struct vsbest *vb)
 {
-	char *end;
-	double v = strtod(s, &end);
+	struct db_run_detail now;
 
-	if (!*s || *end || v < 0) {
-		cli_fail(2, "%s expects a non-negative number, not '%s'", what, s);
-		*bad = 1;
+	memset(vb, 0, sizeof(*vb));
+	if (db_run_get(db, id, &now) != KBX_OK) {
+		cli_fail(0, "cannot compare with earlier attempts: %s", kbx_last_error());
+		return;
 	}
-	return v;
+	if (now.row.verdict == V_PASS && vsbest_find(db, &now, vb) != KBX_OK)
+		cli_fail(0, "cannot compare with earlier attempts: %s", kbx_last_error());
+	db_run_detail_free(&now);
 }
 
 int cmd_run(struct cli *c, int argc, char **argv)
@@ -69,8 +78,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' }, { "seed", required_argument, NULL, 's' },
 		{ "no-perf", no_argument, NULL, 'P' }, { "rows", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'D' }, { "warmup", required_argument, NULL, 'w' },
-		{ "rep", required_argument, NULL, 'R' }, { "launch-timeout", required_argument, NULL, 'L' },
+		{ "device", required_argument, NULL, 'D' }, CLI_TIMING_LONG_OPTIONS,
+		{ "launch-timeout", required_argument, NULL, 'L' },
 		{ "compile-timeout", required_argument, NULL, 'C' }, { "no-history", no_argument, NULL, 'n' },
 		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' },
 		{ "no-derived", no_argument, NULL, 'N' }, { "fuzz", required_argument, NULL, 'F' },
@@ -84,6 +93,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	enum verdict verdict;
 	struct run_events_tee tee = { { NULL } };
 	struct recorder *rec = NULL;
+	struct vsbest vb;
 	struct db *db = NULL;
 	const struct task *t;
 	const char *file;
@@ -100,26 +110,28 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'j': json = 1; break;
 		case 's': req.seed = strtoull(optarg, NULL, 0); break;
 		case 'P': req.no_perf = 1; break;
-		case 'r': req.max_perf_rows = (int)parse_num(optarg, "--rows", &bad); break;
-		case 'D': req.device = (int)parse_num(optarg, "--device", &bad); break;
-		case 'w': req.warmup_ms = parse_num(optarg, "--warmup", &bad); break;
-		case 'R': req.rep_ms = parse_num(optarg, "--rep", &bad); break;
-		case 'L': req.launch_limit_s = parse_num(optarg, "--launch-timeout", &bad); break;
-		case 'C': req.compile_limit_s = parse_num(optarg, "--compile-timeout", &bad); break;
+		case 'r': req.max_perf_rows = cli_count(optarg, "--rows", &bad); break;
+		case 'D': req.device = cli_count(optarg, "--device", &bad); break;
+		case 'L': req.launch_limit_s = cli_num(optarg, "--launch-timeout", &bad); break;
+		case 'C': req.compile_limit_s = cli_num(optarg, "--compile-timeout", &bad); break;
 		case 'n': c->no_history = 1; break;
 		case 'v': tp.verbose = 1; break;
 		case 'S': save_cubin = optarg; break;
 		case 'c': req.only_case = optarg; break;
 		case 'N': req.no_derived = 1; break;
-		case 'F': req.fuzz = (int)parse_num(optarg, "--fuzz", &bad); break;
+		case 'F': req.fuzz = cli_count(optarg, "--fuzz", &bad); break;
 		case 'Z': req.sanitize = optarg; break;
 		case 'T': triton = optarg; break;
 		case 'l': launch = optarg; break;
-		case 'h': fputs(run_usage, stdout); return 0;
-		default: fputs(run_usage, stderr); return 2;
+		case 'h': fputs(run_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
+		default:
+			if (cli_timing_option(opt, optarg, &req.bench, &bad))
+				break;
+			fputs(run_usage, stderr);
+			return 2;
 		}
 	}
-	if (bad)
+	if (bad || cli_timing_check(&req.bench))
 		return 2;
 	if (optind >= argc || argc - optind > 2) {
 		fputs(run_usage, stderr);
@@ -177,6 +189,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		}
 	}
 	req.db_path = db ? (char *)c->db_path : NULL;
+	/* Read even with --no-history: the fractions need only the stored calibration. */
+	req.calib_db = (char *)c->db_path;
 
 	if (json) {
 		jp = json_printer_new(t->id);
@@ -198,8 +212,16 @@ int cmd_run(struct cli *c, int argc, char **argv)
 
 	st = worker_run(NULL, &req, &tee_ev, NULL, NULL);
 	rc = st ? cli_fail(2, "%s", kbx_last_error()) : 0;
-	if (json)
+	memset(&vb, 0, sizeof(vb));
+	if (!st && rec && recorder_status(rec) == KBX_OK && recorder_run_id(rec) > 0)
+		compare_with_best(db, recorder_run_id(rec), &vb);
+	if (json) {
+		json_printer_vs_best(jp, &vb);
 		json_printer_dump(jp, stdout);
+	} else if (!st) {
+		text_printer_epilogue(&tp, &vb);
+	}
+	vsbest_free(&vb);
 	if (!st) {
 		if (rec && recorder_status(rec))
 			cli_fail(0, "the run was not recorded: %s", kbx_last_error());
@@ -308,12 +330,54 @@ static void cache_put(void *ctx, const char *key, const char *arch, const char *
 	db_cache_put(ctx, key, arch, options, image, size, log);
 }
 
+/* {"op":"calibrate"}: measure the device, answer with a calibration event, then done. */
+static int worker_calibrate_side(const struct worker_request *req, const struct run_events *ev)
+{
+	struct calibration cal;
+	struct run_summary s;
+	enum kbx_status st;
+
+	memset(&s, 0, sizeof(s));
+	s.speedup_golden = s.speedup_ref = -1;
+	s.cand_ms_sum = s.ref_ms_sum = s.golden_ms_sum = -1;
+	st = calibrate_device(req->device, ev, &cal);
+	if (st == KBX_OK) {
+		events_json_calibration(stdout, &cal);
+		s.verdict = V_PASS;
+		snprintf(s.gpu, sizeof(s.gpu), "%s", cal.gpu_name);
+	} else {
+		s.verdict = st == KBX_ENODEVICE || st == KBX_ENOGPUBUILD ? V_NOT_RUN : V_ERROR;
+		s.message = (char *)kbx_last_error();
+	}
+	ev->done(ev->ctx, &s);
+	fflush(stdout);
+	return st ? 1 : 0;
+}
+
+/*
+ * The stored calibration of the device a run is about to use, for the perf rows' fractions; NULL
+ * when there is none (or no device: the engine says so in its own words).
+ */
+static const struct calibration *run_calibration(const struct worker_request *req, struct calibration *cal)
+{
+	struct gpu_info info;
+
+	if (!req->calib_db || req->no_perf || gpu_probe(req->device, &info, NULL) != KBX_OK ||
+	    db_calibration_find_at(req->calib_db, info.uuid, info.name, cal) != KBX_OK) {
+		kbx_clear_error();
+		return NULL;
+	}
+	return cal;
+}
+
 int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct worker_request req;
 	struct engine_options o;
 	struct compile_cache cache = { NULL, cache_get, cache_put };
-	struct run_events ev = events_json_writer(stdout);
+	struct run_events ev = events_json_writer(stdout), annotated;
+	struct calibrate_annotator ann = { &ev, NULL, 0 };
+	struct calibration cal;
 	struct task *t = NULL;
 	struct db *db = NULL;
 	char *line = NULL, *slash;
@@ -329,6 +393,12 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	free(line);
 	if (st)
 		return cli_fail(2, "worker: %s", kbx_last_error());
+	if (req.calibrate) {
+		int rc = worker_calibrate_side(&req, &ev);
+
+		worker_request_free(&req);
+		return rc;
+	}
 	slash = strchr(req.task_id, '/');
 	if (!slash) {
 		worker_request_free(&req);
@@ -348,8 +418,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.no_perf = req.no_perf;
 	o.device = req.device;
 	o.max_perf_rows = req.max_perf_rows;
-	o.warmup_ms = req.warmup_ms;
-	o.rep_ms = req.rep_ms;
+	o.bench = req.bench;
 	o.launch_limit_s = req.launch_limit_s;
 	o.compile_limit_s = req.compile_limit_s;
 	o.tasks_root = req.tasks_root ? req.tasks_root : c->tasks_root;
@@ -361,8 +430,11 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.export_dir = req.export_dir;
 	o.triton_dir = req.triton_dir;
 	o.triton_launch = req.triton_launch;
+	ann.cal = run_calibration(&req, &cal);
+	ann.tensor = calibrate_task_tensor(t);
+	annotated = calibrate_annotator_events(&ann);
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
-			db ? &cache : NULL, &ev, &sticky);
+			db ? &cache : NULL, &annotated, &sticky);
 	fflush(stdout);
 	db_close(db);
 	task_free(t);

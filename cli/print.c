@@ -5,8 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../core/calibrate.h"
 #include "../core/util.h"
+#include "../db/vsbest.h"
 #include "cli.h"
 
 /* ------------------------------------------------------------------- text ---- */
@@ -129,13 +132,34 @@ static void tp_case(void *ctx, const struct case_result *c)
 	}
 }
 
+/* The clock conditions over the timed rows, for the line after the verdict. */
+static void note_clocks(struct text_printer *p, const struct perf_result *r)
+{
+	const struct clock_summary *c = &r->clocks;
+	double low;
+
+	if (r->cand.n <= 0 || c->valid <= 0 || !(c->sm_mhz > 0))
+		return;
+	low = c->min_sm_mhz > 0 ? c->min_sm_mhz : c->sm_mhz;
+	if (!p->clock_rows || low < p->clock_low_mhz)
+		p->clock_low_mhz = low;
+	if (c->max_sm_mhz > p->clock_max_mhz)
+		p->clock_max_mhz = c->max_sm_mhz;
+	if (c->reasons_valid)
+		p->clock_reasons |= c->reasons;
+	p->clock_rows++;
+}
+
 static void tp_perf(void *ctx, const struct perf_result *r)
 {
 	struct text_printer *p = ctx;
-	char g[32], gb[32], tf[32];
+	char g[32], gb[48], tf[48], ref[32];
 
+	note_clocks(p, r);
+
+	/* GB/s and TFLOP/s carry their share of the GPU's calibration when it has one (calibrate.h). */
 	if (!p->perf_header_done) {
-		fprintf(p->out, "perf      %-4s %-24s %10s %10s %10s %10s %9s %9s\n", "row", "input_size", "ms", "p20-p80 %",
+		fprintf(p->out, "perf      %-4s %-24s %10s %10s %10s %10s %14s %14s\n", "row", "input_size", "ms", "p20-p80 %",
 			"ref ms", "golden ms", "GB/s", "TFLOP/s");
 		p->perf_header_done = 1;
 	}
@@ -145,11 +169,22 @@ static void tp_perf(void *ctx, const struct perf_result *r)
 		return;
 	}
 	fmt_num(g, sizeof(g), r->golden_ms);
-	fmt_num(gb, sizeof(gb), r->gbps);
-	fmt_num(tf, sizeof(tf), r->tflops);
-	fprintf(p->out, "          %-4d %-24s %10.4g %10.1f %10.4g %10s %9s %9s\n", r->row + 1,
+	calibrate_format_rate(gb, sizeof(gb), r->gbps, r->bw_fraction);
+	calibrate_format_rate(tf, sizeof(tf), r->tflops, r->flop_fraction);
+	/* The reference run as the candidate is timed once: its column would repeat the number. */
+	if (r->ref_is_cand)
+		snprintf(ref, sizeof(ref), "(same)");
+	else
+		snprintf(ref, sizeof(ref), "%.4g", r->ref.median);
+	fprintf(p->out, "          %-4d %-24s %10.4g %10.1f %10s %10s %14s %14s\n", r->row + 1,
 		r->input_size ? r->input_size : "", r->cand.median,
-		r->cand.median > 0 ? 100 * (r->cand.p80 - r->cand.p20) / r->cand.median : 0, r->ref.median, g, gb, tf);
+		r->cand.median > 0 ? 100 * (r->cand.p80 - r->cand.p20) / r->cand.median : 0, ref, g, gb, tf);
+	if (!strcmp(r->bench_stop, "cap"))
+		fprintf(p->out, "          %s%-4s noise %.2f%% after %d samples: stopped at --max-time above the target%s\n",
+			paint(p, C_YELLOW), "", 100 * r->cand_rsd, r->cand.n, paint(p, C_OFF));
+	else if (p->verbose && r->bench_stop[0])
+		fprintf(p->out, "          %-4s %s timing, %d samples, rsd %.2f%%%s\n", "", r->bench_mode, r->cand.n,
+			100 * r->cand_rsd, r->hide_latency ? ", launch latency hidden" : "");
 }
 
 static void tp_done(void *ctx, const struct run_summary *s)
@@ -182,6 +217,46 @@ struct run_events text_printer_events(struct text_printer *p)
 
 	p->verdict = V_ERROR;
 	return ev;
+}
+
+static const char *change_color(enum timing_change c)
+{
+	switch (c) {
+	case TC_FASTER: return C_GREEN;
+	case TC_SLOWER: return C_RED;
+	case TC_UNCLEAR: return C_YELLOW;
+	case TC_SAME: break;
+	}
+	return "";
+}
+
+/* "2026-11-30", the day a run was recorded, in local time; "-" when unknown. */
+static void fmt_day(double at, char *buf, size_t len)
+{
+	time_t t = (time_t)at;
+	struct tm tm;
+
+	if (!(at > 0) || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d", &tm))
+		snprintf(buf, len, "-");
+}
+
+void text_printer_epilogue(struct text_printer *p, const struct vsbest *vb)
+{
+	char day[32], why[128];
+
+	if (vb && vb->found) {
+		fmt_day(vb->best_at, day, sizeof(day));
+		fprintf(p->out, "vs best   %s%s%s · run #%lld (%s): %s\n", p->color ? change_color(vb->change) : "",
+			vsbest_label(vb->change), paint(p, C_OFF), vb->best_id, day, vb->why);
+	}
+	/* Only when it matters: a slowdown reason says the figures above may read slow. */
+	if (p->clock_rows && clock_reasons_slowdown(p->clock_reasons)) {
+		clock_reasons_text(p->clock_reasons, why, sizeof(why));
+		fprintf(p->out, "clocks    %s%.0f MHz", paint(p, C_YELLOW), p->clock_low_mhz);
+		if (p->clock_max_mhz > 0)
+			fprintf(p->out, " of %.0f", p->clock_max_mhz);
+		fprintf(p->out, ", %s%s\n", why, paint(p, C_OFF));
+	}
 }
 
 /* ------------------------------------------------------------------- json ---- */
@@ -277,6 +352,29 @@ struct run_events json_printer_events(struct json_printer *p)
 enum verdict json_printer_verdict(const struct json_printer *p)
 {
 	return p->verdict;
+}
+
+void json_printer_vs_best(struct json_printer *p, const struct vsbest *vb)
+{
+	json_t *o, *rows;
+
+	if (!vb || !vb->found) {
+		json_object_set_new(p->doc, "vs_best", json_null());
+		return;
+	}
+	rows = json_array();
+	for (int i = 0; i < vb->nrows; i++) {
+		const struct vsbest_row *r = &vb->rows[i];
+
+		json_array_append_new(rows, json_pack("{s:i, s:o, s:s, s:s, s:f, s:f}", "row", r->row, "input_size",
+						      r->input_size ? json_string(r->input_size) : json_null(),
+						      "verdict", timing_change_name(r->change), "why", r->why, "ms",
+						      r->now_ms, "best_ms", r->best_ms));
+	}
+	o = json_pack("{s:s, s:I, s:f, s:s, s:i, s:i, s:o}", "verdict", timing_change_name(vb->change), "run",
+		      (json_int_t)vb->best_id, "created_at", vb->best_at, "why", vb->why, "timed", vb->timed,
+		      "shared", vb->shared, "rows", rows);
+	json_object_set_new(p->doc, "vs_best", o ? o : json_null());
 }
 
 void json_printer_dump(struct json_printer *p, FILE *out)

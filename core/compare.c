@@ -1,8 +1,12 @@
 #include "compare.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 /*
  * One pass over the buffers. The loops are instantiated per dtype by a macro so that the load
@@ -208,22 +212,30 @@ struct cmp_walk {
 	float *tiles;
 };
 
+/*
+ * A segment is one tile column of one row: segment g is row g / tile_cols, tile column
+ * g % tile_cols. The loops walk segments [slo, shi) and keep the tile maxima in `tiles`.
+ */
 #define CMP_LOOP(NAME, T, NC, VISIT) \
-	static void NAME(struct cmp_state *s, const T *cp, const T *rp, const struct cmp_walk *w) \
+	static void NAME(struct cmp_state *s, const T *cp, const T *rp, const struct cmp_walk *w, size_t slo, \
+			 size_t shi, float *tiles) \
 	{ \
-		size_t e = 0; \
-		for (size_t row = 0; row < w->rows; row++) { \
-			float *trow = w->tiles + (long long)(row % (size_t)w->h) / w->tile_h * w->tile_cols; \
-			for (long long tc = 0; tc < w->tile_cols; tc++) { \
-				long long lo = tc * w->tile_w; \
-				long long hi = lo + w->tile_w < w->w ? lo + w->tile_w : w->w; \
-				size_t end = e + (size_t)(hi - lo); \
-				double tmax = 0; \
-				for (; e < end; e++) \
-					for (int k = 0; k < (NC); k++) \
-						VISIT(s, cp[e * (NC) + k], rp[e * (NC) + k], e, k, &tmax); \
-				if ((float)tmax > trow[tc]) \
-					trow[tc] = (float)tmax; \
+		size_t row = slo / (size_t)w->tile_cols; \
+		long long tc = (long long)(slo % (size_t)w->tile_cols); \
+		for (size_t g = slo; g < shi; g++) { \
+			float *trow = tiles + (long long)(row % (size_t)w->h) / w->tile_h * w->tile_cols; \
+			long long lo = tc * w->tile_w; \
+			long long hi = lo + w->tile_w < w->w ? lo + w->tile_w : w->w; \
+			size_t e = row * (size_t)w->w + (size_t)lo, end = e + (size_t)(hi - lo); \
+			double tmax = 0; \
+			for (; e < end; e++) \
+				for (int k = 0; k < (NC); k++) \
+					VISIT(s, cp[e * (NC) + k], rp[e * (NC) + k], e, k, &tmax); \
+			if ((float)tmax > trow[tc]) \
+				trow[tc] = (float)tmax; \
+			if (++tc == w->tile_cols) { \
+				tc = 0; \
+				row++; \
 			} \
 		} \
 	}
@@ -356,6 +368,134 @@ static void metrics(const struct cmp_state *s, struct cmp_result *out)
 	out->rmse = s->nfinite ? sqrt(s->se / (double)s->nfinite) : 0;
 }
 
+static void run_loop(enum dtype dt, struct cmp_state *s, const void *cand, const void *ref, const struct cmp_walk *w,
+		     size_t slo, size_t shi, float *tiles)
+{
+	switch (dt) {
+	case DT_F32: loop_f32(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_F64: loop_f64(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_F16: loop_f16(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_BF16: loop_bf16(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_C64: loop_c64(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_I8: loop_i8(s, cand, ref, w, slo, shi, tiles); break;
+	/* bool bytes compare raw: a byte the kernel never wrote still holds poison (0xA5), which
+	 * must not pass for "true". */
+	case DT_U8:
+	case DT_BOOL: loop_u8(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_I16: loop_i16(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_I32: loop_i32(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_I64: loop_i64(s, cand, ref, w, slo, shi, tiles); break;
+	case DT_COUNT: break;
+	}
+	flush_block(s);
+}
+
+/* Fold chunk state b into a (b covers later elements than a). */
+static void merge_state(struct cmp_state *a, const struct cmp_state *b)
+{
+	int i;
+
+	a->mm += b->mm;
+	a->nan_mm += b->nan_mm;
+	a->inf_mm += b->inf_mm;
+	for (i = 0; i < CMP_HIST; i++)
+		a->hist[i] += b->hist[i];
+	if (b->max_abs > a->max_abs)
+		a->max_abs = b->max_abs;
+	if (b->max_rel > a->max_rel)
+		a->max_rel = b->max_rel;
+	if (b->max_ulp > a->max_ulp)
+		a->max_ulp = b->max_ulp;
+	a->dot += b->dot;
+	a->cc += b->cc;
+	a->rr += b->rr;
+	a->l1n += b->l1n;
+	a->l1d += b->l1d;
+	a->se += b->se;
+	a->nfinite += b->nfinite;
+	/* In b's order after a's: equal keys keep the earlier element first, as one pass would. */
+	for (i = 0; i < b->nworst; i++) {
+		const struct worst_slot *w = &b->worst[i];
+
+		worst_insert(a, w->cls, w->idx, w->comp, w->cand, w->ref, w->abs_err, w->rel_err, w->ulp, w->score);
+	}
+}
+
+/*
+ * Large buffers are compared in chunks of about CMP_CHUNK elements (whole segments), each with
+ * its own state, on several threads; the states are folded in chunk order. The chunks depend on
+ * the shape only, never on the number of threads, so the sums (and every figure) are the same
+ * on any machine; a buffer of one chunk is one pass, exactly as before chunks existed.
+ */
+#define CMP_CHUNK ((size_t)1 << 20)
+
+struct chunk_job {
+	enum dtype dt;
+	const void *cand, *ref;
+	const struct cmp_walk *w;
+	size_t segs, per;               /* segments in all, per chunk */
+	struct cmp_state *states;       /* one per chunk, zeroed, tolerances set */
+	float *tiles;                   /* the result's tile map: maxima merged under lock */
+	pthread_mutex_t lock;
+};
+
+static void chunk_range(void *arg, size_t lo, size_t hi)
+{
+	struct chunk_job *j = arg;
+	float tiles[CMP_TILES * CMP_TILES];
+	size_t c;
+	int i;
+
+	memset(tiles, 0, sizeof(tiles));
+	for (c = lo; c < hi; c++) {
+		size_t slo = c * j->per, shi = slo + j->per < j->segs ? slo + j->per : j->segs;
+
+		run_loop(j->dt, &j->states[c], j->cand, j->ref, j->w, slo, shi, tiles);
+	}
+	pthread_mutex_lock(&j->lock);
+	for (i = 0; i < CMP_TILES * CMP_TILES; i++)
+		if (tiles[i] > j->tiles[i])
+			j->tiles[i] = tiles[i];
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void compare_walk(enum dtype dt, struct cmp_state *s, const void *cand, const void *ref,
+			 const struct cmp_walk *w)
+{
+	size_t segs = w->rows * (size_t)w->tile_cols, per, nchunks, c;
+	struct chunk_job j;
+
+	if (!segs)
+		return;
+	per = CMP_CHUNK / (size_t)w->tile_w;
+	if (per == 0)
+		per = 1;
+	nchunks = (segs + per - 1) / per;
+	if (nchunks <= 1) {
+		run_loop(dt, s, cand, ref, w, 0, segs, w->tiles);
+		return;
+	}
+	j.dt = dt;
+	j.cand = cand;
+	j.ref = ref;
+	j.w = w;
+	j.segs = segs;
+	j.per = per;
+	j.tiles = w->tiles;
+	j.states = xcalloc(nchunks, sizeof(*j.states));
+	for (c = 0; c < nchunks; c++) {
+		j.states[c].rtol = s->rtol;
+		j.states[c].atol = s->atol;
+		j.states[c].ulp_dt = s->ulp_dt;
+	}
+	pthread_mutex_init(&j.lock, NULL);
+	parallel_for(nchunks, 1, chunk_range, &j);
+	pthread_mutex_destroy(&j.lock);
+	for (c = 0; c < nchunks; c++)
+		merge_state(s, &j.states[c]);
+	free(j.states);
+}
+
 void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
 		     const struct tolerance *tol, struct cmp_result *out)
 {
@@ -393,23 +533,7 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 	out->tile_h = w.tile_h;
 	out->tile_w = w.tile_w;
 
-	switch (dt) {
-	case DT_F32: loop_f32(&s, cand, ref, &w); break;
-	case DT_F64: loop_f64(&s, cand, ref, &w); break;
-	case DT_F16: loop_f16(&s, cand, ref, &w); break;
-	case DT_BF16: loop_bf16(&s, cand, ref, &w); break;
-	case DT_C64: loop_c64(&s, cand, ref, &w); break;
-	case DT_I8: loop_i8(&s, cand, ref, &w); break;
-	/* bool bytes compare raw: a byte the kernel never wrote still holds poison (0xA5), which
-	 * must not pass for "true". */
-	case DT_U8:
-	case DT_BOOL: loop_u8(&s, cand, ref, &w); break;
-	case DT_I16: loop_i16(&s, cand, ref, &w); break;
-	case DT_I32: loop_i32(&s, cand, ref, &w); break;
-	case DT_I64: loop_i64(&s, cand, ref, &w); break;
-	case DT_COUNT: break;
-	}
-	flush_block(&s);
+	compare_walk(dt, &s, cand, ref, &w);
 
 	out->n = nelem * (size_t)ncomp;
 	out->mismatches = s.mm;

@@ -21,6 +21,7 @@
 #include "inputs.h"
 #include "launch.h"
 #include "npy.h"
+#include "nvml.h"
 #include "rules.h"
 #include "nvrtc.h"
 #include "problem.h"
@@ -39,8 +40,7 @@ void engine_options_default(struct engine_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->seed = 0;
-	o->warmup_ms = ENGINE_DEFAULT_WARMUP_MS;
-	o->rep_ms = ENGINE_DEFAULT_REP_MS;
+	bench_options_default(&o->bench);
 	o->launch_limit_s = 10;
 	o->compile_limit_s = 60;
 }
@@ -78,6 +78,10 @@ struct run {
 	gpu_ptr flush;
 	size_t flush_bytes;
 	double t0;
+	int ref_is_cand;            /* the candidate compiled to the reference's image: time it once */
+	struct nvml *nvml;          /* clock readings around each timing, or NULL */
+	double last_call_ms[2];     /* the latest synchronised call of the candidate [0], reference [1] */
+	double launch_limit_s;      /* the options', or the task's when it asks for more */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -129,6 +133,9 @@ static void finish(struct run *r, enum verdict v, const char *fmt, ...)
 	}
 	r->sum.verdict = v;
 	r->sum.seconds = now_seconds() - r->t0;
+	r->sum.verify_s = r->sum.seconds - r->sum.compile_s - r->sum.inputs_s - r->sum.timing_s;
+	if (r->sum.verify_s < 0)
+		r->sum.verify_s = 0;
 	free(r->sum.message);
 	r->sum.message = xstrdup(msg);
 	if (r->ev->done)
@@ -439,6 +446,7 @@ static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struc
 {
 	const struct task *t = r->t;
 	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
 	int i;
 
 	for (i = 0; i < pb->nbufs && !st; i++) {
@@ -453,6 +461,7 @@ static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struc
 	for (i = 0; i < s->nscratch && !st; i++)
 		st = gpu_memset8(r->gpu, s->scratch[i].ptr, poison ? poison_byte(p->spec.scratch[i].dtype) : 0,
 				 s->scratch_bytes[i]);
+	r->sum.transfer_s += now_seconds() - t0;
 	return st;
 }
 
@@ -541,7 +550,7 @@ static double host_limit_s(const struct run *r, const struct problem *pb)
 
 	for (i = 0; i < pb->nbufs; i++)
 		bytes += (double)pb->bufs[i].bytes;
-	return r->o->launch_limit_s * 3 + 20.0 * bytes / (1 << 30);
+	return r->launch_limit_s * 3 + 20.0 * bytes / (1 << 30);
 }
 
 static enum kbx_status run_launches(struct run *r, const struct program *p, const struct dev_set *s,
@@ -551,6 +560,7 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 	long long calls = cv ? (cv->is_float ? (long long)cv->f : cv->i) : 1, call;
 	struct expr_env env = { 0 };
 	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
 	int i, k;
 
 	*why = '\0';
@@ -585,7 +595,7 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 			if (smem > 48 * 1024)
 				gpu_function_set_smem(r->gpu, p->fns[i], (int)smem);
 			if (sync)
-				emit_phase(r, r->o->launch_limit_s, "%s: %s launch %d '%s'", label, p->role, i + 1, l->kernel);
+				emit_phase(r, r->launch_limit_s, "%s: %s launch %d '%s'", label, p->role, i + 1, l->kernel);
 			st = gpu_launch(r->gpu, p->fns[i], l->kernel, grid, block, smem, params, l->cooperative);
 			if (!st && sync)
 				st = gpu_sync(r->gpu);
@@ -598,6 +608,12 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 		}
 	}
 	expr_env_free(&env);
+	/* one synchronised call's wall time: an upper bound of its GPU time, for bench_run's
+	 * estimate (bench.h hint_ms) */
+	if (sync)
+		r->sum.launch_s += now_seconds() - t0;
+	if (!st && sync)
+		r->last_call_ms[p == &r->ref] = (now_seconds() - t0) * 1e3 / (double)(calls > 0 ? calls : 1);
 	/* What follows a synchronous run is host work (downloads, comparisons over every element,
 	 * the next set's uploads): its own phase, with a limit that grows with the data, so that a
 	 * launch's limit does not run out on a 2 GB comparison. */
@@ -623,6 +639,7 @@ static enum kbx_status make_inputs(struct run *r, const struct problem *pb, cons
 {
 	void **h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
 	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
 	int i;
 
 	for (i = 0; i < pb->nbufs && !st; i++) {
@@ -641,6 +658,7 @@ static enum kbx_status make_inputs(struct run *r, const struct problem *pb, cons
 			      gen_key(r->o->seed, r->t->id, key_name, b->arg->name));
 		gen_spec_free(&g);
 	}
+	r->sum.inputs_s += now_seconds() - t0;
 	if (st) {
 		host_free(h, pb->nbufs);
 		return st;
@@ -654,6 +672,7 @@ static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, con
 {
 	void **h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
 	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
 	int i;
 
 	for (i = 0; i < pb->nbufs && !st; i++) {
@@ -665,6 +684,7 @@ static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, con
 		if (b->bytes)
 			st = gpu_download(r->gpu, h[i], s->args[b->arg - r->t->args].ptr, b->bytes);
 	}
+	r->sum.transfer_s += now_seconds() - t0;
 	*out = h;
 	return st;
 }
@@ -672,24 +692,39 @@ static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, con
 /* ----------------------------------------------------------- verification ---- */
 
 /* Elements whose every byte still holds the poison pattern while the reference's does not. */
-static size_t count_unwritten(const struct problem_buf *b, const void *cand, const void *ref)
-{
-	size_t es = dtype_size(b->arg->dtype), i, k, n = 0;
-	unsigned char p = poison_byte(b->arg->dtype);
-	const unsigned char *c = cand, *rf = ref;
+struct unwritten_job {
+	const unsigned char *cand, *ref;
+	size_t es;
+	unsigned char poison;
+	size_t count;           /* added to atomically */
+};
 
-	if (b->arg->dir != ARG_OUT)
-		return 0;
-	for (i = 0; i < b->numel; i++) {
+static void unwritten_range(void *arg, size_t lo, size_t hi)
+{
+	struct unwritten_job *j = arg;
+	size_t i, k, n = 0, es = j->es;
+
+	for (i = lo; i < hi; i++) {
 		int poisoned = 1, same = 1;
 
 		for (k = 0; k < es; k++) {
-			poisoned &= c[i * es + k] == p;
-			same &= rf[i * es + k] == p;
+			poisoned &= j->cand[i * es + k] == j->poison;
+			same &= j->ref[i * es + k] == j->poison;
 		}
 		n += poisoned && !same;
 	}
-	return n;
+	__atomic_add_fetch(&j->count, n, __ATOMIC_RELAXED);
+}
+
+/* Output elements still holding the poison where the reference wrote something else. */
+static size_t count_unwritten(const struct problem_buf *b, const void *cand, const void *ref)
+{
+	struct unwritten_job j = { cand, ref, dtype_size(b->arg->dtype), poison_byte(b->arg->dtype), 0 };
+
+	if (b->arg->dir != ARG_OUT)
+		return 0;
+	parallel_for(b->numel, 1 << 20, unwritten_range, &j);
+	return j.count;
 }
 
 static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
@@ -824,8 +859,10 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		}
 		if (b->arg->dir == ARG_IN && b->bytes) {
 			void *now = xmalloc(b->bytes);
+			double t0 = now_seconds();
 
 			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
+			r->sum.transfer_s += now_seconds() - t0;
 			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
 				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
 				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
@@ -1393,82 +1430,34 @@ static enum kbx_status flush_l2(struct run *r)
 	return gpu_memset32(r->gpu, r->flush, 0, r->flush_bytes / 4);
 }
 
-/* triton.testing.do_bench: estimate from 5 flushed calls, warm up for warmup_ms, then time
- * rep_ms worth of calls, each preceded by an L2 flush outside its events. */
-static enum kbx_status do_bench(struct run *r, const struct program *p, const struct dev_set *s,
-				const struct problem *pb, struct sample_stats *out)
+struct bench_ctx {
+	struct run *r;
+	const struct program *p;
+	const struct dev_set *s;
+	const struct problem *pb;
+};
+
+static enum kbx_status bench_call_program(void *ctx)
 {
-	gpu_event e0, e1, *starts = NULL, *ends = NULL;
-	enum kbx_status st;
-	double *ms = NULL;
-	float est_ms = 0;
-	int i, n_warmup, n_rep = 0, created = 0;
+	struct bench_ctx *b = ctx;
 
-	if ((st = gpu_event_create(r->gpu, &e0)) || (st = gpu_event_create(r->gpu, &e1)))
-		return st;
-	st = gpu_sync(r->gpu);
-	if (!st)
-		st = gpu_event_record(r->gpu, e0);
-	for (i = 0; i < 5 && !st; i++) {
-		st = flush_l2(r);
-		if (!st)
-			st = call_program(r, p, s, pb);
-	}
-	if (!st)
-		st = gpu_event_record(r->gpu, e1);
-	if (!st)
-		st = gpu_sync(r->gpu);
-	if (!st)
-		st = gpu_event_elapsed_ms(r->gpu, e0, e1, &est_ms);
-	gpu_event_destroy(r->gpu, e0);
-	gpu_event_destroy(r->gpu, e1);
-	if (st)
-		return st;
-	est_ms /= 5;
-	if (est_ms <= 0)
-		est_ms = 1e-4f;
-	n_warmup = (int)fmax(1, r->o->warmup_ms / est_ms);
-	n_rep = (int)fmax(1, r->o->rep_ms / est_ms);
-	if (n_rep > 100000)
-		n_rep = 100000;
-	for (i = 0; i < n_warmup && !st; i++)
-		st = call_program(r, p, s, pb);
-	starts = xcalloc((size_t)n_rep, sizeof(*starts));
-	ends = xcalloc((size_t)n_rep, sizeof(*ends));
-	for (created = 0; created < n_rep && !st; created++) {
-		st = gpu_event_create(r->gpu, &starts[created]);
-		if (!st && (st = gpu_event_create(r->gpu, &ends[created])))
-			gpu_event_destroy(r->gpu, starts[created]);
-		if (st)
-			break;
-	}
-	for (i = 0; i < n_rep && !st; i++) {
-		st = flush_l2(r);
-		if (!st)
-			st = gpu_event_record(r->gpu, starts[i]);
-		if (!st)
-			st = call_program(r, p, s, pb);
-		if (!st)
-			st = gpu_event_record(r->gpu, ends[i]);
-	}
-	if (!st)
-		st = gpu_sync(r->gpu);
-	ms = xcalloc((size_t)n_rep, sizeof(*ms));
-	for (i = 0; i < n_rep && !st; i++) {
-		float v = 0;
+	return call_program(b->r, b->p, b->s, b->pb);
+}
 
-		st = gpu_event_elapsed_ms(r->gpu, starts[i], ends[i], &v);
-		ms[i] = v;
-	}
-	if (!st)
-		stats_summarize(ms, n_rep, out);
-	for (i = 0; i < created; i++) {
-		gpu_event_destroy(r->gpu, starts[i]);
-		gpu_event_destroy(r->gpu, ends[i]);
-	}
-	free(starts);
-	free(ends);
-	free(ms);
+static enum kbx_status bench_flush(void *ctx)
+{
+	return flush_l2(((struct bench_ctx *)ctx)->r);
+}
+
+/* Time one program at one perf row (bench.h: do_bench's method unless asked otherwise). */
+static enum kbx_status time_program(struct run *r, const struct program *p, const struct dev_set *s,
+				    const struct problem *pb, struct bench_result *out)
+{
+	struct bench_ctx b = { r, p, s, pb };
+	struct bench_call c = { &b, bench_call_program, bench_flush, r->nvml, r->last_call_ms[p == &r->ref] };
+	enum kbx_status st = bench_run(r->gpu, &c, &r->o->bench, out);
+
+	r->sum.timing_s += out->wall_s;
 	return st;
 }
 
@@ -1486,7 +1475,7 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 	host_free(c->ref_out, c->pb.nbufs);
 	c->in = c->ref_out = NULL;
 	snprintf(key, sizeof(key), "perf%d-after-timing", row);
-	emit_phase(r, r->o->launch_limit_s * 4 + 30, "%s: check after timing", label);
+	emit_phase(r, r->launch_limit_s * 4 + 30, "%s: check after timing", label);
 	st = make_inputs(r, &c->pb, key, &c->in);
 	if (!st)
 		st = set_prepare(r, &c->rs, &c->pb, c->in, &r->ref, 0);
@@ -1511,6 +1500,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 {
 	struct case_ctx c = { 0 };
 	struct case_result cr;
+	struct bench_result br;
 	enum kbx_status st;
 	char label[64], key[32];
 	double limit;
@@ -1530,8 +1520,26 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	pr->input_size = xstrdup(c.pb.input_size ? c.pb.input_size : "null");
 	if (golden && row < ngolden)
 		pr->golden_ms = golden[row].ms;
-	emit_phase(r, r->o->launch_limit_s * 4 + 30, "%s: inputs", label);
-	if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
+	emit_phase(r, r->launch_limit_s * 4 + 30, "%s: inputs", label);
+	if (r->ref_is_cand) {
+		char why[1024];
+
+		/* The candidate is the reference's own image: comparing them at this size would compare
+		 * the code with itself. One synchronised call checks that it runs here (and tells the
+		 * timing how long a call is); the cases have verified it. */
+		cr.verdict = V_PASS;
+		st = make_inputs(r, &c.pb, key, &c.in);
+		if (!st)
+			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
+		if (!st)
+			st = set_prepare(r, &c.cs, &c.pb, c.in, &r->cand, 1);
+		if (!st && run_launches(r, &r->cand, &c.cs, &c.pb, 1, label, why, sizeof(why))) {
+			cr.verdict = V_RUNTIME_ERROR;
+			cr.message = xstrdup(why);
+			if (gpu_is_sticky(r->gpu))
+				r->sticky = 1;
+		}
+	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
 		st = make_inputs(r, &c.pb, key, &c.in);
 		if (!st)
 			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
@@ -1553,22 +1561,37 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		pr->message = xasprintf("wrong at this size: %s", cr.message ? cr.message : verdict_name(cr.verdict));
 		goto out;
 	}
-	limit = r->o->launch_limit_s * 10 + 3 * (r->o->warmup_ms + r->o->rep_ms) / 1000.0;
+	limit = r->launch_limit_s * 10 + 3 * bench_budget_s(&r->o->bench);
 	emit_phase(r, limit, "%s: timing candidate", label);
 	st = set_prepare(r, &c.cs, &c.pb, c.in, &r->cand, 1);
 	if (!st)
-		st = do_bench(r, &r->cand, &c.cs, &c.pb, &pr->cand);
+		st = time_program(r, &r->cand, &c.cs, &c.pb, &br);
 	if (st) {
 		if (gpu_is_sticky(r->gpu))
 			r->sticky = 1;
 		goto out;
 	}
-	emit_phase(r, limit, "%s: timing reference", label);
-	st = do_bench(r, &r->ref, &c.rs, &c.pb, &pr->ref);
-	if (st)
-		goto out;
+	pr->cand = br.s;
+	pr->cand_rsd = br.rsd;
+	pr->clocks = br.clocks;
+	snprintf(pr->bench_stop, sizeof(pr->bench_stop), "%s", br.stop);
+	snprintf(pr->bench_mode, sizeof(pr->bench_mode), "%s", bench_mode_name(r->o->bench.mode));
+	pr->hide_latency = r->o->bench.hide_latency;
+	if (br.batches_dropped)
+		emit_log(r, "%s: %d batch(es) dropped: the GPU waited for the host while hiding launch latency",
+			 label, br.batches_dropped);
+	if (r->ref_is_cand) {
+		pr->ref = pr->cand;
+		pr->ref_is_cand = 1;
+	} else {
+		emit_phase(r, limit, "%s: timing reference", label);
+		st = time_program(r, &r->ref, &c.rs, &c.pb, &br);
+		if (st)
+			goto out;
+		pr->ref = br.s;
+	}
 	pr->has_ref = 1;
-	if (!(r->t->verifier && !strcmp(r->t->verifier, "distribution"))) {
+	if (!r->ref_is_cand && !(r->t->verifier && !strcmp(r->t->verifier, "distribution"))) {
 		st = check_after_timing(r, &c, row, label, pr);
 		if (st || !pr->correct)
 			goto out;
@@ -1644,8 +1667,10 @@ static enum kbx_status prepare_program(struct run *r, struct program *p, const c
 	enum kbx_status st;
 	char why[512];
 	int line = 0, col = 0;
+	double t0 = now_seconds();
 
 	st = compile_source(r, src, name, cache, cr, image, image_size);
+	r->sum.compile_s += now_seconds() - t0;
 	if (st || !cr->ok)
 		return st;
 	st = launch_parse_source(src, name, &p->spec);
@@ -1805,6 +1830,9 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			       rc.ndiags ? rc.diags[0].message : rc.log);
 		goto out;
 	}
+	/* The reference evaluated as a candidate (a sweep of the references) is timed once: its
+	 * second timing would only measure the same code twice. */
+	r->ref_is_cand = !r->o->triton_dir && cimg && rimg && csz == rsz && !memcmp(cimg, rimg, csz);
 	if (!r->gpu) {
 		finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", cc.arch);
 		goto out;
@@ -1991,11 +2019,19 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	r.o = o;
 	r.ev = ev;
 	r.t0 = now_seconds();
+	/* A task whose reference is slow at its largest perf row says so ([task] launch_limit); a
+	 * smaller limit on the command line is raised to it, or that row could never be timed. */
+	r.launch_limit_s = o->launch_limit_s > t->launch_limit_s ? o->launch_limit_s : t->launch_limit_s;
 	gst = gpu_open(o->device, &r.gpu);
-	if (gst == KBX_OK)
+	if (gst == KBX_OK) {
 		r.info = *gpu_get_info(r.gpu);
-	else
+		/* Clock readings go with the timings when NVML is there; without it, none (a
+		 * timing is still a timing, history just cannot tell throttling from a change). */
+		if (!o->no_perf && !o->only_case && nvml_open(r.info.pci_bus_id, &r.nvml))
+			r.nvml = NULL;
+	} else {
 		emit_log(&r, "%s", kbx_last_error());
+	}
 	summary_init(&r);
 	st = run_all(&r, source, source_name, cache);
 	if (st && ev->done) {
@@ -2010,6 +2046,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	run_summary_free(&r.sum);
 	if (sticky)
 		*sticky = r.sticky;
+	nvml_close(r.nvml);
 	if (r.gpu)
 		gpu_close(r.gpu);
 	return st;

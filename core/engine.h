@@ -26,18 +26,17 @@
 
 #include <stddef.h>
 
+#include "bench.h"
 #include "events.h"
 #include "status.h"
 #include "task.h"
 
-#define ENGINE_DEFAULT_WARMUP_MS 25.0
-#define ENGINE_DEFAULT_REP_MS 100.0
 
 struct engine_options {
 	unsigned long long seed;
 	int no_perf;
 	int device;
-	double warmup_ms, rep_ms;
+	struct bench_options bench;   /* how each perf row is timed (bench.h) */
 	double launch_limit_s;        /* announced with each launch's phase event */
 	double compile_limit_s;
 	int max_perf_rows;            /* 0 = all rows; else only the last N (largest) */

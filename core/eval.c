@@ -326,8 +326,17 @@ char *eval_record_to_json(const struct eval_record *r)
 	json_object_set_new(o, "golden_ms", num_or_null(r->golden_ms));
 	json_object_set_new(o, "gbps", num_or_null(r->gbps));
 	json_object_set_new(o, "tflops", num_or_null(r->tflops));
+	/* A zeroed record has no calibration either: a fraction is null unless positive. */
+	json_object_set_new(o, "bw_fraction", r->bw_fraction > 0 ? num_or_null(r->bw_fraction) : json_null());
+	json_object_set_new(o, "flop_fraction", r->flop_fraction > 0 ? num_or_null(r->flop_fraction) : json_null());
 	json_object_set_new(o, "device", json_integer(r->device));
 	json_object_set_new(o, "seconds", json_real(r->seconds));
+	json_object_set_new(o, "compile_s", json_real(r->compile_s));
+	json_object_set_new(o, "inputs_s", json_real(r->inputs_s));
+	json_object_set_new(o, "verify_s", json_real(r->verify_s));
+	json_object_set_new(o, "timing_s", json_real(r->timing_s));
+	json_object_set_new(o, "launch_s", json_real(r->launch_s));
+	json_object_set_new(o, "transfer_s", json_real(r->transfer_s));
 	json_object_set_new(o, "message", json_string(r->message ? r->message : ""));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -374,8 +383,16 @@ enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
 	r->golden_ms = num_or(o, "golden_ms");
 	r->gbps = num_or(o, "gbps");
 	r->tflops = num_or(o, "tflops");
+	r->bw_fraction = num_or(o, "bw_fraction");
+	r->flop_fraction = num_or(o, "flop_fraction");
 	r->device = (int)json_integer_value(json_object_get(o, "device"));
 	r->seconds = num_or(o, "seconds");
+	r->compile_s = fmax(0, num_or(o, "compile_s"));
+	r->inputs_s = fmax(0, num_or(o, "inputs_s"));
+	r->verify_s = fmax(0, num_or(o, "verify_s"));
+	r->timing_s = fmax(0, num_or(o, "timing_s"));
+	r->launch_s = fmax(0, num_or(o, "launch_s"));
+	r->transfer_s = fmax(0, num_or(o, "transfer_s"));
 	json_decref(o);
 	if (!r->id || !*r->verdict) {
 		eval_record_free(r);
@@ -521,11 +538,19 @@ enum kbx_status eval_schedule(struct eval_item *const *items, int n, int nworker
 struct tally {
 	int items, call, exe, perf, timed, slower;
 	double sum, logsum;
+	double seconds, compile_s, inputs_s, verify_s, timing_s, launch_s, transfer_s;
 };
 
 static void tally_add(struct tally *t, const struct eval_record *r)
 {
 	t->items++;
+	t->seconds += fmax(0, r->seconds);
+	t->compile_s += r->compile_s;
+	t->inputs_s += r->inputs_s;
+	t->verify_s += r->verify_s;
+	t->timing_s += r->timing_s;
+	t->launch_s += r->launch_s;
+	t->transfer_s += r->transfer_s;
 	t->call += r->call;
 	t->exe += r->exe;
 	t->perf += r->perf;
@@ -551,6 +576,15 @@ static json_t *tally_json(const struct tally *t)
 	json_object_set_new(o, "speedup_mean", t->timed ? json_real(t->sum / t->timed) : json_null());
 	json_object_set_new(o, "speedup_geomean", t->timed ? json_real(exp(t->logsum / t->timed)) : json_null());
 	json_object_set_new(o, "slower_share", t->timed ? json_real((double)t->slower / t->timed) : json_null());
+	/* Item seconds summed (with several GPUs, more than the wall time) and the workers' split
+	 * of them; the rest of an item's seconds is starting the worker and recording. */
+	json_object_set_new(o, "seconds", json_real(t->seconds));
+	json_object_set_new(o, "compile_s", json_real(t->compile_s));
+	json_object_set_new(o, "inputs_s", json_real(t->inputs_s));
+	json_object_set_new(o, "verify_s", json_real(t->verify_s));
+	json_object_set_new(o, "timing_s", json_real(t->timing_s));
+	json_object_set_new(o, "launch_s", json_real(t->launch_s));
+	json_object_set_new(o, "transfer_s", json_real(t->transfer_s));
 	return o;
 }
 

@@ -16,7 +16,7 @@
  *
  * eval_write_reports turns the records into DIR/metrics.json (per item: call = compiled, exe =
  * every case passed, perf = timed, verdict, speedups vs golden and vs the reference, ms, GB/s,
- * TFLOP/s, message) and DIR/summary.json (overall and per category: items, call and exe rates,
+ * TFLOP/s, bw_fraction and flop_fraction of the GPU's calibration (null without one), message) and DIR/summary.json (overall and per category: items, call and exe rates,
  * mean and geometric-mean speedup vs golden over correct timed items, and the share of those
  * slower than golden PyTorch), as KernelBenchX reports them.
  */
@@ -50,8 +50,13 @@ struct eval_record {
 	double speedup_golden, speedup_ref; /* < 0 when not available */
 	double ms, ref_ms, golden_ms;       /* sums over the timed rows; < 0 when not timed */
 	double gbps, tflops;    /* of the largest timed row; < 0 when unknown */
+	double bw_fraction, flop_fraction; /* the same as fractions of the GPU's calibration; < 0 none */
 	int device;             /* the worker (GPU ordinal) that ran it */
 	double seconds;
+	/* the worker's split of its time (run_summary): compile, inputs, verify, timing; 0 when
+	 * unknown (items that never reached a worker, records from before the split) */
+	double compile_s, inputs_s, verify_s, timing_s;
+	double launch_s, transfer_s;    /* parts of verify_s */
 };
 
 enum kbx_status eval_items_load(const char *source, const struct catalogue *cat, struct eval_item **items, int *n);

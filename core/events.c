@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "util.h"
 
 /*
@@ -205,6 +206,12 @@ static json_t *stats_obj(const struct sample_stats *s)
 	return o;
 }
 
+/* A fraction of the calibration, or null when there is none (the struct says so with <= 0). */
+static json_t *jfraction(double v)
+{
+	return v > 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
 static void fill_perf(json_t *o, const struct perf_result *p)
 {
 	put(o, "row", json_integer(p->row));
@@ -219,6 +226,33 @@ static void fill_perf(json_t *o, const struct perf_result *p)
 	put(o, "tflops", jnum(p->tflops));
 	put(o, "correct", json_boolean(p->correct));
 	put(o, "message", jstr(p->message));
+	put(o, "bw_fraction", jfraction(p->bw_fraction));
+	put(o, "flop_fraction", jfraction(p->flop_fraction));
+	if (p->bench_stop[0]) {
+		json_t *t = must(json_object());
+
+		put(t, "mode", JFIXED(p->bench_mode));
+		put(t, "stop", JFIXED(p->bench_stop));
+		put(t, "rsd", jnum(p->cand_rsd));
+		put(t, "hide_latency", json_boolean(p->hide_latency));
+		put(t, "ref_is_cand", json_boolean(p->ref_is_cand));
+		if (p->clocks.valid) {
+			const struct clock_summary *c = &p->clocks;
+			json_t *k = must(json_object());
+
+			put(k, "sm_mhz", jnum(c->sm_mhz));
+			put(k, "min_sm_mhz", jnum(c->min_sm_mhz));
+			put(k, "mem_mhz", jnum(c->mem_mhz));
+			put(k, "max_sm_mhz", jnum(c->max_sm_mhz));
+			put(k, "temp_c", jnum(c->temp_c));
+			put(k, "power_w", jnum(c->power_w));
+			put(k, "reasons", json_integer((json_int_t)c->reasons));
+			put(k, "reasons_valid", json_boolean(c->reasons_valid));
+			put(k, "readings", json_integer(c->valid));
+			put(t, "clocks", k);
+		}
+		put(o, "timing", t);
+	}
 }
 
 static void fill_compile(json_t *o, const struct compile_result *c)
@@ -264,6 +298,29 @@ static void fill_summary(json_t *o, const struct run_summary *s)
 	put(o, "golden_table", JFIXED(s->golden_table));
 	put(o, "driver_version", json_integer(s->driver_version));
 	put(o, "seconds", jnum(s->seconds));
+	{
+		json_t *split = must(json_object());
+
+		put(split, "compile_s", jnum(s->compile_s));
+		put(split, "inputs_s", jnum(s->inputs_s));
+		put(split, "verify_s", jnum(s->verify_s));
+		put(split, "timing_s", jnum(s->timing_s));
+		put(split, "launch_s", jnum(s->launch_s));
+		put(split, "transfer_s", jnum(s->transfer_s));
+		put(o, "split", split);
+	}
+}
+
+static void fill_calibration(json_t *o, const struct calibration *c)
+{
+	put(o, "gpu_name", JFIXED(c->gpu_name));
+	put(o, "gpu_uuid", JFIXED(c->gpu_uuid));
+	put(o, "copy_gbps", jnum(c->copy_gbps));
+	put(o, "fma_tflops", jnum(c->fma_tflops));
+	put(o, "tensor_tflops", jnum(c->tensor_tflops));
+	put(o, "peak_gbps", jnum(c->peak_gbps));
+	put(o, "measured_at", jnum(c->measured_at));
+	put(o, "kbx_version", JFIXED(c->kbx_version));
 }
 
 static char *dump(json_t *o)
@@ -305,6 +362,14 @@ char *run_summary_to_json(const struct run_summary *s)
 	json_t *o = must(json_object());
 
 	fill_summary(o, s);
+	return dump(o);
+}
+
+char *calibration_to_json(const struct calibration *c)
+{
+	json_t *o = must(json_object());
+
+	fill_calibration(o, c);
 	return dump(o);
 }
 
@@ -375,6 +440,14 @@ static void w_done(void *ctx, const struct run_summary *s)
 
 	fill_summary(o, s);
 	emit(ctx, o);
+}
+
+void events_json_calibration(FILE *out, const struct calibration *c)
+{
+	json_t *o = event("calibration");
+
+	fill_calibration(o, c);
+	emit(out, o);
 }
 
 struct run_events events_json_writer(FILE *out)
@@ -658,8 +731,31 @@ static void read_stats(struct dec *d, const json_t *o, const char *key, struct s
 	s->n = get_int(d, v, "n");
 }
 
+/* Optional (perf rows written before calibrations existed have none): -1 when absent or null,
+ * else a non-negative finite number. */
+static double get_fraction(struct dec *d, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	double x;
+
+	if (!v || json_is_null(v))
+		return -1;
+	if (!json_is_number(v)) {
+		fail(d, key);
+		return -1;
+	}
+	x = json_number_value(v);
+	if (!(x >= 0) || !isfinite(x)) {
+		fail(d, key);
+		return -1;
+	}
+	return x;
+}
+
 static void read_perf(struct dec *d, const json_t *o, struct perf_result *p)
 {
+	const json_t *t, *k;
+
 	memset(p, 0, sizeof(*p));
 	p->row = get_int(d, o, "row");
 	p->input_size = get_strdup(d, o, "input_size");
@@ -673,6 +769,41 @@ static void read_perf(struct dec *d, const json_t *o, struct perf_result *p)
 	p->tflops = get_num(d, o, "tflops");
 	p->correct = get_bool(d, o, "correct");
 	p->message = get_strdup(d, o, "message");
+	p->bw_fraction = get_fraction(d, o, "bw_fraction");
+	p->flop_fraction = get_fraction(d, o, "flop_fraction");
+	/* Optional: rows from before timing modes existed, and rows never timed, have none. */
+	t = json_object_get(o, "timing");
+	if (t && !json_is_null(t)) {
+		if (!json_is_object(t)) {
+			fail(d, "timing");
+			return;
+		}
+		get_fixed(d, t, "mode", p->bench_mode, sizeof(p->bench_mode));
+		get_fixed(d, t, "stop", p->bench_stop, sizeof(p->bench_stop));
+		p->cand_rsd = get_num(d, t, "rsd");
+		p->hide_latency = get_bool(d, t, "hide_latency");
+		p->ref_is_cand = get_bool(d, t, "ref_is_cand");
+		k = json_object_get(t, "clocks");
+		if (k && !json_is_null(k)) {
+			struct clock_summary *c = &p->clocks;
+
+			if (!json_is_object(k)) {
+				fail(d, "clocks");
+				return;
+			}
+			c->sm_mhz = get_num(d, k, "sm_mhz");
+			c->min_sm_mhz = get_num(d, k, "min_sm_mhz");
+			c->mem_mhz = get_num(d, k, "mem_mhz");
+			c->max_sm_mhz = get_num(d, k, "max_sm_mhz");
+			c->temp_c = get_num(d, k, "temp_c");
+			c->power_w = get_num(d, k, "power_w");
+			c->reasons = (unsigned long long)get_ll(d, k, "reasons", 0, LLONG_MAX);
+			c->reasons_valid = get_bool(d, k, "reasons_valid");
+			c->valid = get_int(d, k, "readings");
+			if (c->valid < 1 || c->valid > 2)
+				fail(d, "readings");
+		}
+	}
 }
 
 static void read_compile(struct dec *d, const json_t *o, struct compile_result *c)
@@ -706,7 +837,7 @@ static void read_compile(struct dec *d, const json_t *o, struct compile_result *
 
 static void read_summary(struct dec *d, const json_t *o, struct run_summary *s)
 {
-	const json_t *warnings;
+	const json_t *warnings, *split;
 
 	memset(s, 0, sizeof(*s));
 	s->verdict = get_verdict(d, o, "verdict");
@@ -734,6 +865,44 @@ static void read_summary(struct dec *d, const json_t *o, struct run_summary *s)
 	get_fixed(d, o, "golden_table", s->golden_table, sizeof(s->golden_table));
 	s->driver_version = get_int(d, o, "driver_version");
 	s->seconds = get_num(d, o, "seconds");
+	/* Optional: summaries from before the split existed have none. */
+	split = json_object_get(o, "split");
+	if (split && !json_is_null(split)) {
+		if (!json_is_object(split)) {
+			fail(d, "split");
+			return;
+		}
+		s->compile_s = get_num(d, split, "compile_s");
+		s->inputs_s = get_num(d, split, "inputs_s");
+		s->verify_s = get_num(d, split, "verify_s");
+		s->timing_s = get_num(d, split, "timing_s");
+		/* added after the first four: optional */
+		if (json_object_get(split, "launch_s"))
+			s->launch_s = get_num(d, split, "launch_s");
+		if (json_object_get(split, "transfer_s"))
+			s->transfer_s = get_num(d, split, "transfer_s");
+	}
+}
+
+static void read_calibration(struct dec *d, const json_t *o, struct calibration *c)
+{
+	memset(c, 0, sizeof(*c));
+	get_fixed(d, o, "gpu_name", c->gpu_name, sizeof(c->gpu_name));
+	get_fixed(d, o, "gpu_uuid", c->gpu_uuid, sizeof(c->gpu_uuid));
+	c->copy_gbps = get_num(d, o, "copy_gbps");
+	c->fma_tflops = get_num(d, o, "fma_tflops");
+	c->tensor_tflops = get_num(d, o, "tensor_tflops");
+	c->peak_gbps = get_num(d, o, "peak_gbps");
+	c->measured_at = get_num(d, o, "measured_at");
+	get_fixed(d, o, "kbx_version", c->kbx_version, sizeof(c->kbx_version));
+	if (!c->gpu_name[0])
+		fail(d, "gpu_name");
+}
+
+/* A calibration owns no memory; this only clears it, for FROM_JSON's failure path. */
+static void calibration_clear(struct calibration *c)
+{
+	memset(c, 0, sizeof(*c));
 }
 
 static enum kbx_status load_object(const char *text, const char *what, json_t **out)
@@ -778,8 +947,15 @@ FROM_JSON(case_result_from_json, struct case_result, read_case, case_result_free
 FROM_JSON(perf_result_from_json, struct perf_result, read_perf, perf_result_free, "perf result")
 FROM_JSON(compile_result_from_json, struct compile_result, read_compile, compile_result_free, "compile result")
 FROM_JSON(run_summary_from_json, struct run_summary, read_summary, run_summary_free, "run summary")
+FROM_JSON(calibration_from_json, struct calibration, read_calibration, calibration_clear, "calibration")
 
 enum kbx_status events_json_dispatch(const char *line, const struct run_events *ev)
+{
+	return events_json_dispatch_ex(line, ev, NULL, NULL);
+}
+
+enum kbx_status events_json_dispatch_ex(const char *line, const struct run_events *ev, calibration_fn on_calibration,
+					void *calibration_ctx)
 {
 	struct dec d = { NULL };
 	enum kbx_status st;
@@ -842,6 +1018,12 @@ enum kbx_status events_json_dispatch(const char *line, const struct run_events *
 		if (!d.bad && ev->done)
 			ev->done(ev->ctx, &s);
 		run_summary_free(&s);
+	} else if (strcmp(name, "calibration") == 0) {
+		struct calibration c;
+
+		read_calibration(&d, o, &c);
+		if (!d.bad && on_calibration)
+			on_calibration(calibration_ctx, &c);
 	} else {
 		st = kbx_error(KBX_EPARSE, "unknown worker event '%.64s'", name);
 		json_decref(o);

@@ -13,6 +13,7 @@
  *   {"ev":"perf", ...perf_result...}
  *   {"ev":"log","text":"..."}
  *   {"ev":"done", ...run_summary...}
+ *   {"ev":"calibration", ...calibration...}   the answer to a calibrate request (calibrate.h)
  *
  * The objects carry every field of the struct under its own name, with these shapes:
  *   compile  diags: [{line, col, severity, message}]
@@ -20,7 +21,8 @@
  *   cmp      pass: bool; worst: [{coord: [..], component, cand, ref, abs_err, rel_err, ulp,
  *            score}]; tile_rows, tile_cols, tile_h, tile_w; tiles: [tile_rows * tile_cols]
  *   perf     input_size: the JSON text as a string; cand, ref: {median, p20, p80, min, max,
- *            mean, stddev, n}; has_ref, correct: bool
+ *            mean, stddev, n}; has_ref, correct: bool; bw_fraction, flop_fraction: a number,
+ *            or null without a calibration (optional when read: older writers lack them)
  *   done     verdict: name; warnings: [names]
  * Doubles that are NaN or infinite are the strings "nan", "inf", "-inf".
  */
@@ -31,6 +33,8 @@
 
 #include "result.h"
 #include "status.h"
+
+struct calibration;
 
 struct run_events {
 	void *ctx;
@@ -50,6 +54,17 @@ struct run_events events_json_writer(FILE *out);
  * passed live only during the call). KBX_EPARSE on a malformed line or an unknown event. */
 enum kbx_status events_json_dispatch(const char *line, const struct run_events *ev);
 
+/*
+ * A calibration is not an event of a run, so struct run_events has no place for it: the worker
+ * writes it with events_json_calibration, and the parent reads it with events_json_dispatch_ex,
+ * which is events_json_dispatch plus a callback for it (NULL: skipped, as by
+ * events_json_dispatch).
+ */
+typedef void (*calibration_fn)(void *ctx, const struct calibration *c);
+void events_json_calibration(FILE *out, const struct calibration *c);
+enum kbx_status events_json_dispatch_ex(const char *line, const struct run_events *ev, calibration_fn on_calibration,
+					void *calibration_ctx);
+
 /* Serialise results as JSON text (for --json output and the history's detail columns): the
  * same objects as on the wire, without "ev". Non-finite doubles are the strings "nan", "inf",
  * "-inf"; invalid UTF-8 in strings becomes U+FFFD; NULL strings are null. Caller frees. */
@@ -57,6 +72,7 @@ char *case_result_to_json(const struct case_result *c);
 char *perf_result_to_json(const struct perf_result *p);
 char *compile_result_to_json(const struct compile_result *c);
 char *run_summary_to_json(const struct run_summary *s);
+char *calibration_to_json(const struct calibration *c);
 
 /* The reverse, for text written by the functions above (the history's detail columns, a saved
  * --json file); an "ev" key is ignored. *out is zeroed first, and freed again on failure
@@ -65,6 +81,8 @@ enum kbx_status case_result_from_json(const char *text, struct case_result *out)
 enum kbx_status perf_result_from_json(const char *text, struct perf_result *out);
 enum kbx_status compile_result_from_json(const char *text, struct compile_result *out);
 enum kbx_status run_summary_from_json(const char *text, struct run_summary *out);
+/* (a calibration owns nothing: no *_free) */
+enum kbx_status calibration_from_json(const char *text, struct calibration *out);
 
 /* A run_events that forwards every call to each of up to 4 others (NULL entries skipped). */
 struct run_events_tee {

@@ -21,6 +21,14 @@
 
 #include "util.h"
 
+void gpu_format_uuid(const unsigned char bytes[16], char *out, size_t len)
+{
+	const unsigned char *b = bytes;
+
+	snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 #ifdef HAVE_CUDA
 
 #include <cuda.h>
@@ -42,8 +50,10 @@
 	X(cuDeviceGetCount, GPU_ABI, 1, (int *count)) \
 	X(cuDeviceGet, GPU_ABI, 1, (CUdevice *dev, int ordinal)) \
 	X(cuDeviceGetName, GPU_ABI, 1, (char *name, int len, CUdevice dev)) \
+	X(cuDeviceGetPCIBusId, GPU_ABI, 0, (char *bus_id, int len, CUdevice dev)) \
 	X(cuDeviceGetAttribute, GPU_ABI, 1, (int *value, CUdevice_attribute attr, CUdevice dev)) \
 	X(cuDeviceTotalMem, GPU_ABI, 1, (size_t *bytes, CUdevice dev)) \
+	X(cuDeviceGetUuid, GPU_ABI, 0, (CUuuid *uuid, CUdevice dev)) \
 	X(cuDevicePrimaryCtxRetain, GPU_ABI, 1, (CUcontext *ctx, CUdevice dev)) \
 	X(cuDevicePrimaryCtxRelease, GPU_ABI, 1, (CUdevice dev)) \
 	X(cuCtxSetCurrent, GPU_ABI, 1, (CUcontext ctx)) \
@@ -53,6 +63,10 @@
 	X(cuStreamSynchronize, GPU_ABI, 1, (CUstream s)) \
 	X(cuMemAlloc, GPU_ABI, 1, (CUdeviceptr *p, size_t bytes)) \
 	X(cuMemFree, GPU_ABI, 1, (CUdeviceptr p)) \
+	X(cuMemGetInfo, GPU_ABI, 0, (size_t *free_bytes, size_t *total_bytes)) \
+	X(cuMemHostAlloc, GPU_ABI, 0, (void **p, size_t bytes, unsigned int flags)) \
+	X(cuMemHostGetDevicePointer, GPU_ABI, 0, (CUdeviceptr *dp, void *p, unsigned int flags)) \
+	X(cuMemFreeHost, GPU_ABI, 0, (void *p)) \
 	X(cuMemcpyHtoDAsync, GPU_ABI, 1, (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
 	X(cuMemcpyDtoHAsync, GPU_ABI, 1, (void *dst, CUdeviceptr src, size_t n, CUstream s)) \
 	X(cuMemcpyDtoDAsync, GPU_ABI, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)) \
@@ -102,6 +116,12 @@ struct gpu {
 	CUstream stream;
 	int sticky;
 	char last_kernel[128];  /* the latest launch, to name it when a later sync fails */
+	/* gpu_stream_hold: the spinning kernel and its two flags in mapped host memory (word 0:
+	 * release, word 1: the kernel gave up waiting) */
+	CUmodule hold_mod;
+	CUfunction hold_fn;
+	volatile unsigned *hold_flags;
+	CUdeviceptr hold_flags_dev;
 };
 
 struct gpu_module {
@@ -340,6 +360,12 @@ static enum kbx_status fill_info(int ordinal, struct gpu_info *info, CUdevice *d
 		return cu_fail(NULL, r, "cuDeviceGetName", "%d", ordinal);
 	info->name[sizeof(info->name) - 1] = '\0';
 	info->ordinal = ordinal;
+	/* NVML numbers devices in its own order; the PCI bus id is what it and CUDA agree on. */
+	if (drv.f_cuDeviceGetPCIBusId &&
+	    drv.f_cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof(info->pci_bus_id), dev) == CUDA_SUCCESS)
+		info->pci_bus_id[sizeof(info->pci_bus_id) - 1] = '\0';
+	else
+		info->pci_bus_id[0] = '\0';
 	info->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 	info->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 	info->sms = attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -356,6 +382,14 @@ static enum kbx_status fill_info(int ordinal, struct gpu_info *info, CUdevice *d
 	info->max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
 	info->max_smem_per_block_optin = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 	info->cooperative = attr(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
+	/* The UUID names this very board (calibrations are stored by it); a driver without the
+	 * call leaves it empty and lookups fall back to the name. */
+	{
+		CUuuid u;
+
+		if (drv.f_cuDeviceGetUuid && drv.f_cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS)
+			gpu_format_uuid((const unsigned char *)u.bytes, info->uuid, sizeof(info->uuid));
+	}
 	return KBX_OK;
 }
 
@@ -411,6 +445,10 @@ void gpu_close(struct gpu *g)
 		return;
 	/* Errors here change nothing: the process is about to drop the context anyway. */
 	drv.f_cuCtxSynchronize();
+	if (g->hold_mod)
+		drv.f_cuModuleUnload(g->hold_mod);
+	if (g->hold_flags)
+		drv.f_cuMemFreeHost((void *)g->hold_flags);
 	if (g->stream)
 		drv.f_cuStreamDestroy(g->stream);
 	drv.f_cuDevicePrimaryCtxRelease(g->dev);
@@ -425,6 +463,19 @@ const struct gpu_info *gpu_get_info(const struct gpu *g)
 int gpu_is_sticky(const struct gpu *g)
 {
 	return g ? g->sticky : 0;
+}
+
+enum kbx_status gpu_mem_info(struct gpu *g, size_t *free_bytes, size_t *total_bytes)
+{
+	CUresult r;
+
+	*free_bytes = *total_bytes = 0;
+	if (!drv.f_cuMemGetInfo)
+		return kbx_error(KBX_ENOTFOUND, "cuMemGetInfo: not in this driver");
+	r = drv.f_cuMemGetInfo(free_bytes, total_bytes);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuMemGetInfo", NULL);
+	return KBX_OK;
 }
 
 enum kbx_status gpu_alloc(struct gpu *g, size_t bytes, gpu_ptr *out)
@@ -716,6 +767,94 @@ enum kbx_status gpu_event_elapsed_ms(struct gpu *g, gpu_event start, gpu_event e
 	return KBX_OK;
 }
 
+/*
+ * The stream hold (bench.h, hide_latency): one thread spinning on a flag in mapped host memory,
+ * written in PTX so that it needs no NVRTC and JITs for any device. %globaltimer counts
+ * nanoseconds; past the timeout the kernel sets the second flag and returns, so a launch queue
+ * that fills up before the host releases the hold cannot deadlock.
+ */
+static const char hold_ptx[] =
+	".version 6.0\n"
+	".target sm_50\n"
+	".address_size 64\n"
+	".visible .entry kbx_hold(.param .u64 flags, .param .u64 timeout_ns)\n"
+	"{\n"
+	"	.reg .pred p, q;\n"
+	"	.reg .u32 v;\n"
+	"	.reg .u64 f, lim, t0, t;\n"
+	"	ld.param.u64 f, [flags];\n"
+	"	ld.param.u64 lim, [timeout_ns];\n"
+	"	mov.u64 t0, %globaltimer;\n"
+	"SPIN:\n"
+	"	ld.volatile.global.u32 v, [f];\n"
+	"	setp.ne.u32 p, v, 0;\n"
+	"	@p bra DONE;\n"
+	"	mov.u64 t, %globaltimer;\n"
+	"	sub.u64 t, t, t0;\n"
+	"	setp.lt.u64 q, t, lim;\n"
+	"	@q bra SPIN;\n"
+	"	st.volatile.global.u32 [f+4], 1;\n"
+	"DONE:\n"
+	"	ret;\n"
+	"}\n";
+
+static enum kbx_status hold_setup(struct gpu *g)
+{
+	void *host = NULL;
+	CUresult r;
+
+	if (g->hold_fn)
+		return KBX_OK;
+	if (!drv.f_cuMemHostAlloc || !drv.f_cuMemHostGetDevicePointer || !drv.f_cuMemFreeHost)
+		return kbx_error(KBX_ENOTFOUND, "mapped host memory: not in this driver");
+	r = drv.f_cuMemHostAlloc(&host, 2 * sizeof(unsigned), CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuMemHostAlloc", "for the stream hold");
+	g->hold_flags = host;
+	r = drv.f_cuMemHostGetDevicePointer(&g->hold_flags_dev, host, 0);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuMemHostGetDevicePointer", "for the stream hold");
+	r = drv.f_cuModuleLoadDataEx(&g->hold_mod, hold_ptx, 0, NULL, NULL);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuModuleLoadData", "of the stream hold kernel");
+	r = drv.f_cuModuleGetFunction(&g->hold_fn, g->hold_mod, "kbx_hold");
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuModuleGetFunction", "kbx_hold");
+	return KBX_OK;
+}
+
+enum kbx_status gpu_stream_hold(struct gpu *g, double timeout_ms)
+{
+	unsigned long long ns = (unsigned long long)(timeout_ms * 1e6);
+	void *params[2] = { &g->hold_flags_dev, &ns };
+	enum kbx_status st = hold_setup(g);
+	CUresult r;
+
+	if (st)
+		return st;
+	g->hold_flags[0] = 0;
+	g->hold_flags[1] = 0;
+	__sync_synchronize();
+	r = drv.f_cuLaunchKernel(g->hold_fn, 1, 1, 1, 1, 1, 1, 0, g->stream, params, NULL);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuLaunchKernel", "'kbx_hold'");
+	return KBX_OK;
+}
+
+void gpu_stream_release(struct gpu *g)
+{
+	if (!g->hold_flags)
+		return;
+	__sync_synchronize();
+	g->hold_flags[0] = 1;
+	__sync_synchronize();
+}
+
+int gpu_stream_hold_timed_out(const struct gpu *g)
+{
+	return g->hold_flags ? (int)g->hold_flags[1] : 0;
+}
+
 void gpu_reset_persisting_l2(struct gpu *g)
 {
 	if (drv.f_cuCtxResetPersistingL2Cache)
@@ -756,6 +895,12 @@ const struct gpu_info *gpu_get_info(const struct gpu *g)
 int gpu_is_sticky(const struct gpu *g)
 {
 	return 0;
+}
+
+enum kbx_status gpu_mem_info(struct gpu *g, size_t *free_bytes, size_t *total_bytes)
+{
+	*free_bytes = *total_bytes = 0;
+	return NO_GPU_BUILD();
 }
 
 enum kbx_status gpu_alloc(struct gpu *g, size_t bytes, gpu_ptr *out)
@@ -850,6 +995,20 @@ enum kbx_status gpu_event_elapsed_ms(struct gpu *g, gpu_event start, gpu_event e
 {
 	*ms = 0;
 	return NO_GPU_BUILD();
+}
+
+enum kbx_status gpu_stream_hold(struct gpu *g, double timeout_ms)
+{
+	return NO_GPU_BUILD();
+}
+
+void gpu_stream_release(struct gpu *g)
+{
+}
+
+int gpu_stream_hold_timed_out(const struct gpu *g)
+{
+	return 0;
 }
 
 void gpu_reset_persisting_l2(struct gpu *g)

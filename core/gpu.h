@@ -27,6 +27,7 @@ typedef void *gpu_event;
 
 struct gpu_info {
 	char name[256];
+	char uuid[64];            /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it; "" if unknown */
 	int ordinal;
 	int cc_major, cc_minor;
 	int sms;
@@ -37,7 +38,11 @@ struct gpu_info {
 	double peak_gbps;         /* 2 * mem clock * bus width / 8 (datasheet-like lead) */
 	int max_threads_per_block, max_smem_per_block_optin;
 	int cooperative;          /* supports cooperative launch */
+	char pci_bus_id[32];      /* "0000:19:00.0" (cuDeviceGetPCIBusId): finds the device in NVML; "" if unknown */
 };
+
+/* The 16 bytes of a device UUID as nvidia-smi writes them (len >= 41), lowercase hex. */
+void gpu_format_uuid(const unsigned char bytes[16], char *out, size_t len);
 
 /* Whether this build has GPU support compiled in. */
 int gpu_built(void);
@@ -50,6 +55,9 @@ void gpu_close(struct gpu *g);
 const struct gpu_info *gpu_get_info(const struct gpu *g);
 /* 1 when the last CUDA error poisons the context (illegal address, launch failure, ...). */
 int gpu_is_sticky(const struct gpu *g);
+
+/* Free and total device memory now (cuMemGetInfo), for sizing buffers to what is left. */
+enum kbx_status gpu_mem_info(struct gpu *g, size_t *free_bytes, size_t *total_bytes);
 
 enum kbx_status gpu_alloc(struct gpu *g, size_t bytes, gpu_ptr *out);
 void gpu_free(struct gpu *g, gpu_ptr p);
@@ -76,6 +84,14 @@ enum kbx_status gpu_event_create(struct gpu *g, gpu_event *out);
 void gpu_event_destroy(struct gpu *g, gpu_event e);
 enum kbx_status gpu_event_record(struct gpu *g, gpu_event e);
 enum kbx_status gpu_event_elapsed_ms(struct gpu *g, gpu_event start, gpu_event end, float *ms);
+
+/* Hold the stream (bench.h, hide_latency): enqueue a one-thread kernel that spins until
+ * gpu_stream_release, or for at most timeout_ms; what is enqueued after it waits on the GPU
+ * until then. After the next synchronisation, gpu_stream_hold_timed_out says whether the
+ * kernel gave up before the release (the host could not enqueue everything in time). */
+enum kbx_status gpu_stream_hold(struct gpu *g, double timeout_ms);
+void gpu_stream_release(struct gpu *g);
+int gpu_stream_hold_timed_out(const struct gpu *g);
 
 /* Reset the persisting-L2 window/cache (cuCtxResetPersistingL2Cache), ignoring lack of support. */
 void gpu_reset_persisting_l2(struct gpu *g);

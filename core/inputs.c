@@ -591,62 +591,6 @@ static void fill_range(const struct fill_ctx *c, size_t lo, size_t hi)
 	}
 }
 
-/* ---- threads --------------------------------------------------------------------------------- */
-
-#define MAX_THREADS 16
-
-struct range_job {
-	void (*fn)(void *arg, size_t lo, size_t hi);
-	void *arg;
-	size_t lo, hi;
-};
-
-static void *range_main(void *p)
-{
-	struct range_job *job = p;
-
-	job->fn(job->arg, job->lo, job->hi);
-	return NULL;
-}
-
-/* Run fn over [0, n) in chunks on up to MAX_THREADS threads; each index is handled exactly
- * once and the work of an index does not depend on the split. */
-static void parallel_for(size_t n, size_t min_chunk, void (*fn)(void *arg, size_t lo, size_t hi), void *arg)
-{
-	struct range_job jobs[MAX_THREADS];
-	pthread_t tids[MAX_THREADS];
-	int started[MAX_THREADS];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt, t;
-
-	nt = ncpu > 0 ? (size_t)ncpu : 1;
-	if (nt > MAX_THREADS)
-		nt = MAX_THREADS;
-	if (min_chunk == 0)
-		min_chunk = 1;
-	if (nt > n / min_chunk)
-		nt = n / min_chunk;
-	if (nt <= 1) {
-		fn(arg, 0, n);
-		return;
-	}
-	for (t = 0; t < nt; t++) {
-		jobs[t].fn = fn;
-		jobs[t].arg = arg;
-		jobs[t].lo = n / nt * t;
-		jobs[t].hi = t + 1 == nt ? n : n / nt * (t + 1);
-	}
-	for (t = 1; t < nt; t++)
-		started[t] = pthread_create(&tids[t], NULL, range_main, &jobs[t]) == 0;
-	range_main(&jobs[0]);
-	for (t = 1; t < nt; t++) {
-		if (started[t])
-			pthread_join(tids[t], NULL);
-		else
-			range_main(&jobs[t]);
-	}
-}
-
 static void fill_range_cb(void *arg, size_t lo, size_t hi)
 {
 	fill_range(arg, lo, hi);

@@ -6,6 +6,7 @@
 #define KBX_RESULT_H
 
 #include "compare.h"
+#include "nvml.h"
 #include "stats.h"
 
 /* X(id, name, description) -- ordered from best to worst */
@@ -85,6 +86,16 @@ struct perf_result {
 	double gbps, tflops;    /* of the candidate */
 	int correct;            /* output at this size matched the reference */
 	char *message;
+	/* gbps and tflops as a fraction of the GPU's stored calibration (calibrate.h); < 0 (or 0,
+	 * as a zeroed struct has) when there is none */
+	double bw_fraction, flop_fraction;
+	/* how the candidate was timed (bench.h): mode "fixed" or "noise", why it stopped ("count",
+	 * "noise", "cap"; "" when not timed), its samples' relative standard deviation */
+	char bench_mode[8], bench_stop[8];
+	double cand_rsd;
+	int hide_latency;
+	int ref_is_cand;        /* the candidate is the reference: ref is cand's timing, not timed twice */
+	struct clock_summary clocks;    /* around the candidate's timing (nvml.h); valid = 0: none */
 };
 
 struct compile_diag {
@@ -116,6 +127,10 @@ struct run_summary {
 	char golden_table[32];  /* matched golden folder, "" if none */
 	int driver_version;
 	double seconds;
+	/* where the seconds went: compiling (NVRTC or the cache), generating inputs on the host,
+	 * timing (bench_run), and the rest (verification: launches, downloads, comparisons) */
+	double compile_s, inputs_s, timing_s, verify_s;
+	double launch_s, transfer_s;    /* parts of verify_s: synchronised launches, copies to and from the GPU */
 };
 
 /* Free what a result owns (not the struct itself) and zero it; NULL is fine. */

@@ -373,10 +373,18 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 				return kbx_error(KBX_EPARSE, "deterministic = '%s' in '%s' line %d: expected yes or no", v,
 						 path, e->line);
 			t->deterministic = v[0] == 'y';
+		} else if (strcmp(e->key, "launch_limit") == 0) {
+			char *end;
+			double s = strtod(v, &end);
+
+			if (*end || !(s >= 1 && s <= 600))
+				return kbx_error(KBX_EPARSE, "launch_limit = '%s' in '%s' line %d: expected seconds from 1 to 600",
+						 v, path, e->line);
+			t->launch_limit_s = s;
 		} else {
 			return kbx_error(KBX_EPARSE,
 					 "unknown key '%s' in [task] of '%s' line %d (expected name, category, difficulty, "
-					 "summary, mirrors, verifier or deterministic)",
+					 "summary, mirrors, verifier, deterministic or launch_limit)",
 					 e->key, path, e->line);
 		}
 	}

@@ -93,6 +93,7 @@ struct task {
 	char **static_fatal;    /* [static] fatal: warning rules that are fatal for this task */
 	int nstatic_fatal;
 	int deterministic;      /* [task] deterministic = yes: a second run must give the same bits */
+	double launch_limit_s;  /* [task] launch_limit = S: a launch may take this long (0: the default) */
 	char **derive_sizes;    /* [derive] sizes: size variables kbx may vary (core/derive.h) */
 	int nderive_sizes;
 	int derive_sizes_given; /* 1 when [derive] sizes is present ("none" gives an empty list) */

@@ -72,4 +72,9 @@ uint64_t hash64(const void *data, size_t len, uint64_t h);
 /* Monotonic seconds. */
 double now_seconds(void);
 
+/* Run fn over [0, n) in contiguous ranges on up to 16 threads (one per CPU), at least
+ * min_chunk indexes each; each index is handled exactly once, and the caller's results must not
+ * depend on the split (the host work on outputs of 100M elements: inputs, comparisons). */
+void parallel_for(size_t n, size_t min_chunk, void (*fn)(void *arg, size_t lo, size_t hi), void *arg);
+
 #endif

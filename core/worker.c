@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "sanitizer.h"
 #include "util.h"
 
@@ -24,8 +25,7 @@
 void worker_request_default(struct worker_request *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->warmup_ms = 25;
-	r->rep_ms = 100;
+	bench_options_default(&r->bench);
 	r->launch_limit_s = 10;
 	r->compile_limit_s = 60;
 }
@@ -46,8 +46,14 @@ char *worker_request_to_json(const struct worker_request *r)
 	json_object_set_new(o, "fuzz", json_integer(r->fuzz));
 	if (r->sanitize)
 		json_object_set_new(o, "sanitize", json_string(r->sanitize));
-	json_object_set_new(o, "warmup_ms", json_real(r->warmup_ms));
-	json_object_set_new(o, "rep_ms", json_real(r->rep_ms));
+	json_object_set_new(o, "warmup_ms", json_real(r->bench.warmup_ms));
+	json_object_set_new(o, "rep_ms", json_real(r->bench.rep_ms));
+	json_object_set_new(o, "bench_mode", json_string(bench_mode_name(r->bench.mode)));
+	json_object_set_new(o, "rsd_target", json_real(r->bench.rsd_target));
+	json_object_set_new(o, "min_samples", json_integer(r->bench.min_samples));
+	json_object_set_new(o, "min_time_ms", json_real(r->bench.min_ms));
+	json_object_set_new(o, "max_time_ms", json_real(r->bench.max_ms));
+	json_object_set_new(o, "hide_latency", json_boolean(r->bench.hide_latency));
 	json_object_set_new(o, "launch_limit_s", json_real(r->launch_limit_s));
 	json_object_set_new(o, "compile_limit_s", json_real(r->compile_limit_s));
 	if (r->db_path)
@@ -64,6 +70,10 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "triton_dir", json_string(r->triton_dir));
 	if (r->triton_launch)
 		json_object_set_new(o, "triton_launch", json_string(r->triton_launch));
+	if (r->calibrate)
+		json_object_set_new(o, "op", json_string("calibrate"));
+	if (r->calib_db)
+		json_object_set_new(o, "calib_db", json_string(r->calib_db));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -89,6 +99,7 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 {
 	json_error_t err;
 	json_t *o = json_loads(text, 0, &err);
+	json_t *op, *bench_mode;
 
 	worker_request_default(r);
 	if (!json_is_object(o)) {
@@ -105,8 +116,21 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->no_derived = json_is_true(json_object_get(o, "no_derived"));
 	r->fuzz = (int)get_num(o, "fuzz", 0);
 	r->sanitize = get_str(o, "sanitize");
-	r->warmup_ms = get_num(o, "warmup_ms", r->warmup_ms);
-	r->rep_ms = get_num(o, "rep_ms", r->rep_ms);
+	r->bench.warmup_ms = get_num(o, "warmup_ms", r->bench.warmup_ms);
+	r->bench.rep_ms = get_num(o, "rep_ms", r->bench.rep_ms);
+	r->bench.rsd_target = get_num(o, "rsd_target", r->bench.rsd_target);
+	r->bench.min_samples = (int)get_num(o, "min_samples", r->bench.min_samples);
+	r->bench.min_ms = get_num(o, "min_time_ms", r->bench.min_ms);
+	r->bench.max_ms = get_num(o, "max_time_ms", r->bench.max_ms);
+	r->bench.hide_latency = json_is_true(json_object_get(o, "hide_latency"));
+	bench_mode = json_object_get(o, "bench_mode");
+	if (bench_mode && (!json_is_string(bench_mode) || bench_mode_parse(json_string_value(bench_mode)) < 0)) {
+		json_decref(o);
+		worker_request_free(r);
+		return kbx_error(KBX_EPARSE, "bad worker request: \"bench_mode\" must be \"fixed\" or \"noise\"");
+	}
+	if (bench_mode)
+		r->bench.mode = (enum bench_mode)bench_mode_parse(json_string_value(bench_mode));
 	r->launch_limit_s = get_num(o, "launch_limit_s", r->launch_limit_s);
 	r->compile_limit_s = get_num(o, "compile_limit_s", r->compile_limit_s);
 	r->db_path = get_str(o, "db");
@@ -116,7 +140,19 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->export_dir = get_str(o, "export_dir");
 	r->triton_dir = get_str(o, "triton_dir");
 	r->triton_launch = get_str(o, "triton_launch");
+	r->calib_db = get_str(o, "calib_db");
+	/* No "op" is a run: requests from before calibrations existed. */
+	op = json_object_get(o, "op");
+	if (op && (!json_is_string(op) || (strcmp(json_string_value(op), "run") &&
+					   strcmp(json_string_value(op), "calibrate")))) {
+		json_decref(o);
+		worker_request_free(r);
+		return kbx_error(KBX_EPARSE, "bad worker request: \"op\" must be \"run\" or \"calibrate\"");
+	}
+	r->calibrate = op && !strcmp(json_string_value(op), "calibrate");
 	json_decref(o);
+	if (r->calibrate)
+		return KBX_OK;
 	if (!r->task_id || !r->source) {
 		worker_request_free(r);
 		return kbx_error(KBX_EPARSE, "bad worker request: \"task\" and \"source\" are required");
@@ -137,6 +173,7 @@ void worker_request_free(struct worker_request *r)
 	free(r->sanitize);
 	free(r->triton_dir);
 	free(r->triton_launch);
+	free(r->calib_db);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -150,6 +187,8 @@ struct watch {
 	int done;
 	int hold;               /* keep the done event (as JSON) until the worker has exited */
 	char *held;
+	calibration_fn on_calibration;  /* NULL: calibration events are skipped */
+	void *calibration_ctx;
 };
 
 static void w_phase(void *ctx, const char *what, double limit_s)
@@ -384,10 +423,11 @@ static void report_sanitizer(struct watch *w, const char *workdir, const struct 
 	free(log);
 }
 
-enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
-			   worker_cancel_fn cancel, void *cancel_ctx)
+static enum kbx_status run_worker(const char *exe, const struct worker_request *req, const struct run_events *ev,
+				  calibration_fn on_calibration, void *calibration_ctx, worker_cancel_fn cancel,
+				  void *cancel_ctx)
 {
-	struct watch w = { .to = ev };
+	struct watch w = { .to = ev, .on_calibration = on_calibration, .calibration_ctx = calibration_ctx };
 	struct run_events proxy = { &w, w_phase, w_compile, w_case, w_perf, w_log, w_done };
 	int in_p[2], out_p[2], err_p[2], status = 0, open_fds = 2;
 	struct sbuf line = SBUF_INIT, errtail = SBUF_INIT;
@@ -511,7 +551,9 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 				if (!nl)
 					break;
 				*nl = '\0';
-				if (line.buf[0] && events_json_dispatch(line.buf, &proxy) != KBX_OK && ev->log)
+				if (line.buf[0] &&
+				    events_json_dispatch_ex(line.buf, &proxy, w.on_calibration, w.calibration_ctx) != KBX_OK &&
+				    ev->log)
 					ev->log(ev->ctx, kbx_last_error());
 				used = (size_t)(nl - line.buf) + 1;
 				memmove(line.buf, line.buf + used, line.len - used);
@@ -545,4 +587,82 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 	sbuf_release(&line);
 	sbuf_release(&errtail);
 	return st;
+}
+
+enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
+			   worker_cancel_fn cancel, void *cancel_ctx)
+{
+	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx);
+}
+
+/* ------------------------------------------------------------ calibration ---- */
+
+struct calib_wait {
+	const struct run_events *progress;
+	struct calibration *out;
+	int got;
+	enum verdict verdict;
+	char message[1024];
+};
+
+static void cw_phase(void *ctx, const char *what, double limit_s)
+{
+	struct calib_wait *c = ctx;
+
+	if (c->progress && c->progress->phase)
+		c->progress->phase(c->progress->ctx, what, limit_s);
+}
+
+static void cw_log(void *ctx, const char *text)
+{
+	struct calib_wait *c = ctx;
+
+	if (c->progress && c->progress->log)
+		c->progress->log(c->progress->ctx, text);
+}
+
+static void cw_done(void *ctx, const struct run_summary *s)
+{
+	struct calib_wait *c = ctx;
+
+	c->verdict = s->verdict;
+	snprintf(c->message, sizeof(c->message), "%s", s->message ? s->message : "");
+}
+
+static void cw_calibration(void *ctx, const struct calibration *cal)
+{
+	struct calib_wait *c = ctx;
+
+	*c->out = *cal;
+	c->got = 1;
+}
+
+enum kbx_status worker_calibrate(const char *exe, int device, const struct run_events *progress,
+				 struct calibration *out)
+{
+	struct calib_wait c = { .progress = progress, .out = out, .verdict = V_ERROR };
+	struct run_events ev = { .ctx = &c, .phase = cw_phase, .log = cw_log, .done = cw_done };
+	struct worker_request req;
+	enum kbx_status st;
+
+	memset(out, 0, sizeof(*out));
+	worker_request_default(&req);
+	req.calibrate = 1;
+	req.device = device;
+	st = run_worker(exe, &req, &ev, cw_calibration, &c, NULL, NULL);
+	if (st)
+		return st;
+	if (c.got && c.verdict == V_PASS)
+		return KBX_OK;
+	memset(out, 0, sizeof(*out));
+	if (!c.message[0])
+		snprintf(c.message, sizeof(c.message), "the worker gave no calibration");
+	switch (c.verdict) {
+	case V_NOT_RUN:
+		return kbx_error(KBX_ENODEVICE, "%s", c.message);
+	case V_TIMEOUT:
+		return kbx_error(KBX_ETIMEOUT, "%s", c.message);
+	default:
+		return kbx_error(KBX_EWORKER, "%s", c.message);
+	}
 }

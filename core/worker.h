@@ -18,10 +18,15 @@
  *
  * The worker side (cli/cmd_worker.c) reads the request with worker_request_from_json and calls
  * engine_run with events_json_writer(stdout).
+ *
+ * A request with calibrate set ({"op":"calibrate"}) runs no task: the worker measures the device
+ * (calibrate.h) and answers with a calibration event before its done event; worker_calibrate
+ * sends one and waits for the answer.
  */
 #ifndef KBX_WORKER_H
 #define KBX_WORKER_H
 
+#include "bench.h"
 #include "events.h"
 #include "status.h"
 
@@ -33,7 +38,7 @@ struct worker_request {
 	int no_perf;
 	int device;
 	int max_perf_rows;
-	double warmup_ms, rep_ms;
+	struct bench_options bench;   /* how perf rows are timed (warm-up, repetitions, mode) */
 	double launch_limit_s;        /* per launch, default 10 */
 	double compile_limit_s;       /* default 60 */
 	char *db_path;                /* compile cache; NULL = none */
@@ -46,6 +51,8 @@ struct worker_request {
 	char *sanitize;               /* run under compute-sanitizer with this tool, or NULL */
 	char *triton_dir;             /* engine_options.triton_dir (absolute path), or NULL */
 	char *triton_launch;          /* engine_options.triton_launch, or NULL */
+	int calibrate;                /* "op":"calibrate": measure the device instead (no task, no source) */
+	char *calib_db;               /* history to read the device's calibration from (read only), or NULL */
 };
 
 void worker_request_default(struct worker_request *r);
@@ -61,5 +68,13 @@ typedef int (*worker_cancel_fn)(void *ctx);
  * could not be started. `exe` is the kbx binary (NULL = /proc/self/exe). */
 enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
 			   worker_cancel_fn cancel, void *cancel_ctx);
+
+/* Calibrate device `device` in a fresh worker (calibrate.h). KBX_OK with *out filled; otherwise
+ * the error says why: KBX_ENODEVICE / KBX_ENOGPUBUILD without a GPU, KBX_ETIMEOUT when a phase
+ * ran past its limit, KBX_EWORKER when the worker failed or died. progress (may be NULL) gets
+ * the worker's phases and log lines as they come. */
+struct calibration;
+enum kbx_status worker_calibrate(const char *exe, int device, const struct run_events *progress,
+				 struct calibration *out);
 
 #endif

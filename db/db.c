@@ -116,6 +116,43 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN uid TEXT;"
 	"UPDATE runs SET uid = kbx_legacy_uid(id, task_id, category, created_at, verdict, seed, source_hash);"
 	"CREATE UNIQUE INDEX runs_uid ON runs(uid);",
+	/* 4: what each GPU was measured to do (kbx doctor --calibrate, core/calibrate.h), one row per
+	 * board: its UUID ('' when the driver gave none) and name; a new calibration replaces the
+	 * old. Looked up by UUID, else by name (the same model), newest first. Not tied to runs, so
+	 * db_merge leaves it alone. */
+	"CREATE TABLE calibration ("
+	"  gpu_uuid TEXT NOT NULL,"
+	"  gpu_name TEXT NOT NULL,"
+	"  copy_gbps REAL,"
+	"  fma_tflops REAL,"
+	"  tensor_tflops REAL,"
+	"  peak_gbps REAL,"
+	"  measured_at REAL NOT NULL,"
+	"  kbx_version TEXT,"
+	"  PRIMARY KEY (gpu_uuid, gpu_name)"
+	");"
+	"CREATE INDEX calibration_name ON calibration(gpu_name, measured_at);",
+	/* 5: how each perf row was timed and under what conditions, so that history can tell a
+	 * real change from noise (core/timecmp.h): the rest of the candidate's sample summary, the
+	 * timing mode (core/bench.h), and the clock summary read around the timed block
+	 * (core/nvml.h). NULL where not known: every row from before, and the clocks of a run
+	 * without NVML. reasons holds NVML's 64-bit mask as SQLite's signed integer. */
+	"ALTER TABLE perf_rows ADD COLUMN cand_max REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN cand_mean REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN cand_stddev REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN cand_rsd REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN bench_mode TEXT;"
+	"ALTER TABLE perf_rows ADD COLUMN bench_stop TEXT;"
+	"ALTER TABLE perf_rows ADD COLUMN hide_latency INTEGER;"
+	"ALTER TABLE perf_rows ADD COLUMN sm_mhz REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN min_sm_mhz REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN mem_mhz REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN max_sm_mhz REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN temp_c REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN power_w REAL;"
+	"ALTER TABLE perf_rows ADD COLUMN reasons INTEGER;"
+	"ALTER TABLE perf_rows ADD COLUMN reasons_valid INTEGER;"
+	"ALTER TABLE perf_rows ADD COLUMN clock_readings INTEGER;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,
@@ -503,8 +540,11 @@ static const char insert_case_sql[] =
 	" detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 static const char insert_perf_sql[] =
 	"INSERT INTO perf_rows (run_id, \"row\", input_size, cand_ms, cand_p20, cand_p80, cand_min,"
-	" cand_n, ref_ms, golden_ms, gbps, tflops)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+	" cand_n, ref_ms, golden_ms, gbps, tflops, cand_max, cand_mean, cand_stddev, cand_rsd, bench_mode,"
+	" bench_stop, hide_latency, sm_mhz, min_sm_mhz, mem_mhz, max_sm_mhz, temp_c, power_w, reasons,"
+	" reasons_valid, clock_readings)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+	" ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 
 static int insert_run_row(struct db *db, const struct db_run *r, const char *uid, sqlite3_int64 *id)
 {
@@ -572,6 +612,58 @@ static int insert_cases(struct db *db, sqlite3_int64 id, const struct db_case *c
 	return rc;
 }
 
+/* A string column that holds one word of a known kind: "" (not known) is NULL. */
+static int bind_word(sqlite3_stmt *st, int i, const char *s, size_t size)
+{
+	return s[0] && memchr(s, '\0', size) ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT)
+					    : sqlite3_bind_null(st, i);
+}
+
+/* The schema 5 columns of a perf row from parameter `first` on, NULL where db.h says "not known". */
+static void bind_perf_details(sqlite3_stmt *st, int first, const struct db_perf *p)
+{
+	const struct clock_summary *c = &p->clocks;
+	int stats = p->cand_mean > 0;
+	int timing = p->bench_mode[0] && memchr(p->bench_mode, '\0', sizeof(p->bench_mode));
+	int clocks = c->valid > 0;
+	int i = first;
+
+	bind_opt_double(st, i++, stats ? p->cand_max : -1);
+	bind_opt_double(st, i++, stats ? p->cand_mean : -1);
+	bind_opt_double(st, i++, stats ? p->cand_stddev : -1);
+	bind_opt_double(st, i++, stats ? p->cand_rsd : -1);
+	bind_word(st, i++, p->bench_mode, sizeof(p->bench_mode));
+	if (timing) {
+		bind_word(st, i++, p->bench_stop, sizeof(p->bench_stop));
+		sqlite3_bind_int(st, i++, p->hide_latency > 0);
+	} else {
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+	}
+	/* A figure NVML could not give is 0 in the summary (nvml.h): NULL here, like any other. */
+	bind_opt_double(st, i++, clocks && c->sm_mhz > 0 ? c->sm_mhz : -1);
+	bind_opt_double(st, i++, clocks && c->min_sm_mhz > 0 ? c->min_sm_mhz : -1);
+	bind_opt_double(st, i++, clocks && c->mem_mhz > 0 ? c->mem_mhz : -1);
+	bind_opt_double(st, i++, clocks && c->max_sm_mhz > 0 ? c->max_sm_mhz : -1);
+	bind_opt_double(st, i++, clocks && c->temp_c > 0 ? c->temp_c : -1);
+	bind_opt_double(st, i++, clocks && c->power_w > 0 ? c->power_w : -1);
+	if (clocks && c->reasons_valid) {
+		/* the same 64 bits; SQLite integers are signed */
+		sqlite3_bind_int64(st, i++, (sqlite3_int64)c->reasons);
+		sqlite3_bind_int(st, i++, 1);
+	} else {
+		sqlite3_bind_null(st, i++);
+		if (clocks)
+			sqlite3_bind_int(st, i++, 0);
+		else
+			sqlite3_bind_null(st, i++);
+	}
+	if (clocks)
+		sqlite3_bind_int(st, i++, c->valid);
+	else
+		sqlite3_bind_null(st, i++);
+}
+
 static int insert_perf(struct db *db, sqlite3_int64 id, const struct db_perf *perf, int n)
 {
 	sqlite3_stmt *st;
@@ -595,6 +687,7 @@ static int insert_perf(struct db *db, sqlite3_int64 id, const struct db_perf *pe
 		bind_opt_double(st, 10, p->golden_ms);
 		bind_opt_double(st, 11, p->gbps);
 		bind_opt_double(st, 12, p->tflops);
+		bind_perf_details(st, 13, p);
 		rc = step_done(st);
 	}
 	sqlite3_finalize(st);

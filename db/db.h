@@ -25,7 +25,18 @@ struct db;
  * copied by db_merge, so that merging the same file twice adds nothing. Runs from before
  * schema 3 got a uid derived from their id and content (the same in every copy of a file).
  */
-#define DB_SCHEMA_VERSION 3
+/*
+ * Schema 4 added the table `calibration`: per GPU, the copy bandwidth and FMA and tensor
+ * throughput `kbx doctor --calibrate` measured (core/calibrate.h).
+ */
+/*
+ * Schema 5 added to every perf row how it was timed and under what conditions: the candidate's
+ * mean, standard deviation and largest sample, the timing mode, why it stopped and the samples'
+ * relative standard deviation, whether launch latency was hidden, and the clock summary read
+ * around the timed block (core/nvml.h), so that history can tell a real change from noise
+ * (core/timecmp.h, db/vsbest.h). Rows from before schema 5 have NULL there.
+ */
+#define DB_SCHEMA_VERSION 5
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);
@@ -49,6 +60,18 @@ struct db_perf {
 	int cand_n;
 	double ref_ms, golden_ms;
 	double gbps, tflops;
+	/* Schema 5, after the older fields so that positional initializers of those still work,
+	 * and so that a zeroed tail means "not known" (stored as NULL, read back as below):
+	 * - cand_max, cand_stddev, cand_rsd count only with a cand_mean > 0; read back -1 when not
+	 *   stored;
+	 * - bench_mode ("fixed", "noise"), bench_stop ("count", "noise", "cap") and hide_latency
+	 *   (1 when launch latency was hidden) count only with a bench_mode; read back "" and -1;
+	 * - clocks count only with clocks.valid > 0 (the number of readings); read back with
+	 *   valid = 0 and every figure 0 when there were none. */
+	double cand_max, cand_mean, cand_stddev, cand_rsd;
+	char bench_mode[8], bench_stop[8];
+	int hide_latency;
+	struct clock_summary clocks;
 };
 
 struct db_run {
@@ -161,6 +184,20 @@ enum kbx_status db_merge(struct db *db, const char *src_path, struct db_merge_st
 /* The path the history was opened with. */
 const char *db_path(struct db *db);
 
+/*
+ * Calibrations (calibration.c): one per GPU, keyed by (gpu_uuid, gpu_name); saving replaces the
+ * GPU's earlier one. A lookup takes the one with the same UUID (when uuid is not empty), else
+ * the newest with the same name, which is another board of the same model: out->gpu_uuid says
+ * which it was. KBX_ENOTFOUND when there is none. Doubles < 0 are stored as NULL and read back
+ * as -1. db_calibration_find_at reads the history at `path` without creating or migrating it
+ * (the worker's lookup): a missing file, or one from before schema 4, is KBX_ENOTFOUND.
+ */
+struct calibration;
+enum kbx_status db_calibration_save(struct db *db, const struct calibration *c);
+enum kbx_status db_calibration_find(struct db *db, const char *uuid, const char *name, struct calibration *out);
+enum kbx_status db_calibration_find_at(const char *path, const char *uuid, const char *name,
+				       struct calibration *out);
+
 /* For db/'s own files (history.c, recorder.c, merge.c), not for callers outside db/: the SQLite
  * connection; a KBX_EDB error "cannot <what> in history 'path': <sqlite message>"; wall-clock
  * unix seconds as stored in created_at. */
@@ -173,5 +210,15 @@ int db_register_functions(struct sqlite3 *sq);
 /* Drop the oldest compile cache entries beyond the bound, inside the caller's transaction;
  * SQLite's result code. */
 int db_cache_trim(struct db *db);
+/* The columns of perf_rows that db_perf_read reads, in its order (for a SELECT of db/'s own). */
+#define DB_PERF_COLUMNS \
+	"\"row\", input_size, cand_ms, cand_p20, cand_p80, cand_min, cand_n, ref_ms, golden_ms, gbps, tflops," \
+	" cand_max, cand_mean, cand_stddev, cand_rsd, bench_mode, bench_stop, hide_latency, sm_mhz," \
+	" min_sm_mhz, mem_mhz, max_sm_mhz, temp_c, power_w, reasons, reasons_valid, clock_readings"
+/* One perf row from DB_PERF_COLUMNS at column `first` of st, damaged values read as "not
+ * known"; *input_size gets a copy of its input size (NULL when none) and p->input_size is left
+ * NULL, for the caller to point at that copy once its arrays stop moving. */
+struct sqlite3_stmt;
+void db_perf_read(struct sqlite3_stmt *st, int first, struct db_perf *p, char **input_size);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "db.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,85 @@ static enum kbx_status read_cases(struct db *db, long long id, struct db_run_det
 	return rc == SQLITE_DONE ? KBX_OK : db_error(db, "read case results of run %lld", id);
 }
 
+/* A number column: NULL, text or a blob (a damaged row) is "not available", -1. */
+static double column_num(sqlite3_stmt *st, int i)
+{
+	int t = sqlite3_column_type(st, i);
+
+	return t == SQLITE_FLOAT || t == SQLITE_INTEGER ? sqlite3_column_double(st, i) : -1.0;
+}
+
+/* A clock figure: 0 when not read (nvml.h), and so is anything that cannot be one. */
+static double column_clock(sqlite3_stmt *st, int i)
+{
+	double v = column_num(st, i);
+
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+/* One of `words` (NULL-terminated) copied to dst, else "". */
+static void column_word(sqlite3_stmt *st, int i, const char *const *words, char *dst, size_t size)
+{
+	const char *s = sqlite3_column_type(st, i) == SQLITE_TEXT ? column_str(st, i) : "";
+
+	dst[0] = '\0';
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			snprintf(dst, size, "%s", s);
+}
+
+void db_perf_read(struct sqlite3_stmt *st, int first, struct db_perf *p, char **input_size)
+{
+	static const char *const modes[] = { "fixed", "noise", NULL };
+	static const char *const stops[] = { "count", "noise", "cap", NULL };
+	struct clock_summary *c = &p->clocks;
+	int i = first;
+
+	memset(p, 0, sizeof(*p));
+	p->row = sqlite3_column_int(st, i++);
+	*input_size = column_dup(st, i++);
+	p->cand_ms = column_opt_double(st, i++);
+	p->cand_p20 = column_opt_double(st, i++);
+	p->cand_p80 = column_opt_double(st, i++);
+	p->cand_min = column_opt_double(st, i++);
+	p->cand_n = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i);
+	i++;
+	p->ref_ms = column_opt_double(st, i++);
+	p->golden_ms = column_opt_double(st, i++);
+	p->gbps = column_opt_double(st, i++);
+	p->tflops = column_opt_double(st, i++);
+	/* schema 5: NULL in every row from before it, and whatever a damaged file holds */
+	p->cand_max = column_num(st, i++);
+	p->cand_mean = column_num(st, i++);
+	p->cand_stddev = column_num(st, i++);
+	p->cand_rsd = column_num(st, i++);
+	column_word(st, i++, modes, p->bench_mode, sizeof(p->bench_mode));
+	column_word(st, i++, stops, p->bench_stop, sizeof(p->bench_stop));
+	p->hide_latency = !p->bench_mode[0] || sqlite3_column_type(st, i) != SQLITE_INTEGER ? -1
+			  : sqlite3_column_int64(st, i) != 0;
+	i++;
+	c->sm_mhz = column_clock(st, i++);
+	c->min_sm_mhz = column_clock(st, i++);
+	c->mem_mhz = column_clock(st, i++);
+	c->max_sm_mhz = column_clock(st, i++);
+	c->temp_c = column_clock(st, i++);
+	c->power_w = column_clock(st, i++);
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER && sqlite3_column_type(st, i + 1) == SQLITE_INTEGER &&
+	    sqlite3_column_int64(st, i + 1) != 0) {
+		c->reasons = (unsigned long long)sqlite3_column_int64(st, i);
+		c->reasons_valid = 1;
+	}
+	i += 2;
+	/* a summary is of 0, 1 or 2 readings (clock_window_summarize) */
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+		long long n = sqlite3_column_int64(st, i);
+
+		c->valid = n <= 0 ? 0 : n >= 2 ? 2 : (int)n;
+	}
+	if (!c->valid)
+		memset(c, 0, sizeof(*c));
+}
+
 static enum kbx_status read_perf(struct db *db, long long id, struct db_run_detail *d)
 {
 	sqlite3_stmt *st;
@@ -313,30 +393,15 @@ static enum kbx_status read_perf(struct db *db, long long id, struct db_run_deta
 	size_t cap = 0, cap_size = 0;
 	int rc;
 
-	ret = prepare(db,
-		      "SELECT \"row\", input_size, cand_ms, cand_p20, cand_p80, cand_min, cand_n, ref_ms,"
-		      " golden_ms, gbps, tflops FROM perf_rows WHERE run_id = ?1 ORDER BY \"row\"",
-		      &st, "read perf rows");
+	ret = prepare(db, "SELECT " DB_PERF_COLUMNS " FROM perf_rows WHERE run_id = ?1 ORDER BY \"row\"", &st,
+		      "read perf rows");
 	if (ret != KBX_OK)
 		return ret;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_perf *p;
-
 		XGROW(d->perf, d->nperf + 1, cap);
 		XGROW(d->perf_input_size, d->nperf + 1, cap_size);
-		p = &d->perf[d->nperf];
-		d->perf_input_size[d->nperf] = column_dup(st, 1);
-		p->row = sqlite3_column_int(st, 0);
-		p->cand_ms = column_opt_double(st, 2);
-		p->cand_p20 = column_opt_double(st, 3);
-		p->cand_p80 = column_opt_double(st, 4);
-		p->cand_min = column_opt_double(st, 5);
-		p->cand_n = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6);
-		p->ref_ms = column_opt_double(st, 7);
-		p->golden_ms = column_opt_double(st, 8);
-		p->gbps = column_opt_double(st, 9);
-		p->tflops = column_opt_double(st, 10);
+		db_perf_read(st, 0, &d->perf[d->nperf], &d->perf_input_size[d->nperf]);
 		d->nperf++;
 	}
 	sqlite3_finalize(st);

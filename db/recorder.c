@@ -4,6 +4,7 @@
 #include "recorder.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,18 @@ static void on_perf(void *ctx, const struct perf_result *p)
 		dp->cand_p80 = p->cand.p80;
 		dp->cand_min = p->cand.min;
 		dp->cand_n = p->cand.n;
+		dp->cand_max = p->cand.max;
+		dp->cand_mean = p->cand.mean;
+		dp->cand_stddev = p->cand.stddev;
+		dp->cand_rsd = p->cand_rsd;
+		/* how it was timed, only when the event said (rows from older workers do not) */
+		if (p->bench_mode[0]) {
+			snprintf(dp->bench_mode, sizeof(dp->bench_mode), "%.*s", (int)sizeof(p->bench_mode), p->bench_mode);
+			snprintf(dp->bench_stop, sizeof(dp->bench_stop), "%.*s", (int)sizeof(p->bench_stop), p->bench_stop);
+			dp->hide_latency = p->hide_latency != 0;
+		}
+		/* the conditions belong to the timing: none without one */
+		dp->clocks = p->clocks;
 	} else {
 		dp->cand_ms = dp->cand_p20 = dp->cand_p80 = dp->cand_min = -1.0;
 		dp->cand_n = 0;

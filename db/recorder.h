@@ -4,8 +4,9 @@
  *
  * It keeps the compile result's options, every case result and perf row as they arrive, and on
  * done() writes the whole run (task, category, GPU and driver from the summary, the source and
- * its sha256, verdict, warnings, speedups, per-case JSON details, per-row timings) in one
- * transaction. Use it alongside the other listeners through events_tee:
+ * its sha256, verdict, warnings, speedups, per-case JSON details, per-row timings with how they
+ * were taken and the clock readings around them) in one transaction. Use it alongside the other
+ * listeners through events_tee:
  *
  *     struct recorder *rec = recorder_new(db, task->id, task->category, src, path, seed);
  *     recorder_set_context(rec, device, eval_name);      (kbx eval: where, and for what)

@@ -20,24 +20,38 @@ static struct {
 	int focus;                      /* 0 categories, 1 runs */
 	struct listview cats, runs;
 	struct db_run_row *rows;
+	struct vsbest *vb;              /* rows[i] against the best attempt before it */
 	int nrows;
 	int loaded_cat, loaded_task;    /* what rows holds */
 	long long marks[2];
 	int rows_h;
 } h;
 
+static void free_rows(void)
+{
+	for (int i = 0; h.vb && i < h.nrows; i++)
+		vsbest_free(&h.vb[i]);
+	free(h.vb);
+	free(h.rows);
+	h.vb = NULL;
+	h.rows = NULL;
+	h.nrows = 0;
+}
+
 static void load_rows(struct tui *t)
 {
 	const char *cat = NULL, *task = NULL;
 
-	free(h.rows);
-	h.rows = NULL;
-	h.nrows = 0;
+	free_rows();
 	if (t->history_task >= 0)
 		task = t->cat->tasks[t->history_task]->id;
 	else if (h.cats.sel > 0)
 		cat = t->model.cats[h.cats.sel - 1].name;
 	if (t->db && db_runs_list(t->db, cat, task, task ? 0 : RUNS_LIMIT, &h.rows, &h.nrows) != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	/* loaded with the rows, not per frame: it reads the timings of every task listed */
+	h.vb = xcalloc((size_t)(h.nrows > 0 ? h.nrows : 1), sizeof(*h.vb));
+	if (t->db && vsbest_for_runs(t->db, h.rows, h.nrows, h.vb) != KBX_OK)
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
 	h.loaded_cat = h.cats.sel;
 	h.loaded_task = t->history_task;
@@ -63,7 +77,7 @@ static void enter(struct tui *t)
 static void leave(struct tui *t)
 {
 	(void)t;
-	free(h.rows);
+	free_rows();
 	memset(&h, 0, sizeof(h));
 }
 
@@ -135,7 +149,7 @@ static void draw(struct tui *t, struct rect area)
 
 	doc_init(&d);
 	for (int i = 0; i < h.nrows; i++) {
-		report_history_run(&d, &h.rows[i], t->now, marked(h.rows[i].id), t->history_task < 0, bi.w);
+		report_history_run(&d, &h.rows[i], &h.vb[i], t->now, marked(h.rows[i].id), t->history_task < 0, bi.w);
 		doc_newline(&d);
 	}
 	if (!h.nrows) {

@@ -69,6 +69,18 @@ int report_hist_role(const struct task_hist *h, const char **glyph)
 	return report_verdict_role(h->last);
 }
 
+/* A timing verdict against the best earlier attempt, coloured like the verdicts it resembles. */
+static int change_role(enum timing_change c)
+{
+	switch (c) {
+	case TC_FASTER: return ROLE_PASS;
+	case TC_SLOWER: return ROLE_FAIL;
+	case TC_UNCLEAR: return ROLE_WARN;
+	case TC_SAME: break;
+	}
+	return ROLE_NORMAL;
+}
+
 static void heading(struct doc *d, const char *text)
 {
 	doc_add(d, ROLE_HEADING, text);
@@ -483,7 +495,22 @@ static void ms_col(struct doc *d, double ms, int width)
 	doc_addcol(d, ms >= 0 ? ROLE_NUMBER : ROLE_DIM, buf, width, 1);
 }
 
-static void summary_lines(struct doc *d, const struct run_record *r)
+/* "vs best     FASTER · run #41 · 2d ago", then why, wrapped under it. */
+static void vs_best_lines(struct doc *d, const struct vsbest *vb, int width)
+{
+	char ago[32];
+
+	if (!vb->found)
+		return;
+	label(d, "vs best", 12);
+	doc_add(d, change_role(vb->change), vsbest_label(vb->change));
+	fmt_ago((double)time(NULL), vb->best_at, ago, sizeof(ago));
+	doc_addf(d, ROLE_DIM, "%srun #%lld%s%s", glyphs()->mid, vb->best_id, glyphs()->mid, ago);
+	doc_newline(d);
+	doc_wrap(d, ROLE_DIM, vb->why, width, 12);
+}
+
+static void summary_lines(struct doc *d, const struct run_record *r, int width)
 {
 	const struct run_summary *s = &r->summary;
 	char buf[64];
@@ -528,6 +555,7 @@ static void summary_lines(struct doc *d, const struct run_record *r)
 		doc_add(d, ROLE_DIM, buf);
 	}
 	doc_newline(d);
+	vs_best_lines(d, &r->vs_best, width);
 	label(d, "device", 12);
 	doc_add(d, ROLE_NORMAL, *s->gpu ? s->gpu : "none");
 	if (*s->golden_table) {
@@ -574,7 +602,7 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 
 	if (namew < 10)
 		namew = 10;
-	summary_lines(d, r);
+	summary_lines(d, r, width);
 	doc_newline(d);
 	doc_addf(d, ROLE_HEADING, "cases (%d)", r->ncases);
 	doc_add(d, ROLE_DIM, r->ncases ? "  Enter: diff of the selected case" : "");
@@ -1281,12 +1309,12 @@ void report_history_category(struct doc *d, const struct db_category_stat *st, i
 	doc_pad(d, ROLE_NORMAL, width);
 }
 
-void report_history_run(struct doc *d, const struct db_run_row *r, double now, int marked, int show_task,
-			int width)
+void report_history_run(struct doc *d, const struct db_run_row *r, const struct vsbest *vb, double now, int marked,
+			int show_task, int width)
 {
 	char ago[32], sp[32], ms[32], id[32];
 	const char *slash = strchr(r->task_id, '/');
-	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 1;
+	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 8 - 1;
 
 	if (taskw < 8)
 		taskw = 8;
@@ -1303,6 +1331,12 @@ void report_history_run(struct doc *d, const struct db_run_row *r, double now, i
 	doc_addcol(d, report_verdict_role(r->verdict), verdict_name(r->verdict), 14, 0);
 	fmt_speedup(r->speedup_golden >= 0 ? r->speedup_golden : r->speedup_ref, sp, sizeof(sp));
 	doc_addcol(d, ROLE_NUMBER, sp, 8, 1);
+	/* the timing against the best attempt before it, next to the speedup it qualifies */
+	doc_add(d, ROLE_NORMAL, " ");
+	if (vb && vb->found)
+		doc_addcol(d, change_role(vb->change), vsbest_label(vb->change), 7, 0);
+	else
+		doc_addcol(d, ROLE_DIM, "-", 7, 0);
 	if (r->cand_ms >= 0)
 		snprintf(ms, sizeof(ms), "%.4g ms", r->cand_ms);
 	else

@@ -90,8 +90,10 @@ void report_help(struct doc *d, const char *theme_name, char *const *themes, int
 
 void report_history_category(struct doc *d, const struct db_category_stat *st, int ntasks, const double *series,
 			     int nseries, int width);
-void report_history_run(struct doc *d, const struct db_run_row *r, double now, int marked, int show_task,
-			int width);
+/* One run: id, when, task or GPU, verdict, speedup, its timing against the best attempt before it
+ * (vb: vsbest_for_runs; NULL or not found: "-"), candidate ms. */
+void report_history_run(struct doc *d, const struct db_run_row *r, const struct vsbest *vb, double now, int marked,
+			int show_task, int width);
 /* Two attempts side by side (verdict, speedups, per-case and per-row changes), then the source
  * diff from a to b. */
 void report_compare(struct doc *d, const struct db_run_detail *a, const struct db_run_detail *b, int width);

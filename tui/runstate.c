@@ -94,6 +94,7 @@ void run_record_free(struct run_record *r)
 	for (int i = 0; i < r->nlogs; i++)
 		free(r->logs[i]);
 	free(r->logs);
+	vsbest_free(&r->vs_best);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -230,6 +231,15 @@ enum kbx_status run_record_from_db(const struct db_run_detail *d, struct run_rec
 		q->tflops = p->tflops;
 		q->bytes = q->flops = -1;
 		q->correct = 1;
+		/* schema 5: how it was timed and under what clocks; absent in older rows */
+		q->cand.max = p->cand_max;
+		q->cand.mean = p->cand_mean;
+		q->cand.stddev = p->cand_stddev;
+		q->cand_rsd = p->cand_rsd;
+		snprintf(q->bench_mode, sizeof(q->bench_mode), "%s", p->bench_mode);
+		snprintf(q->bench_stop, sizeof(q->bench_stop), "%s", p->bench_stop);
+		q->hide_latency = p->hide_latency > 0;
+		q->clocks = p->clocks;
 	}
 	if (*bad) {
 		snprintf(r->error, sizeof(r->error), "%s", bad);

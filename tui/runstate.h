@@ -18,6 +18,7 @@
 #include "../core/events.h"
 #include "../core/worker.h"
 #include "../db/db.h"
+#include "../db/vsbest.h"
 
 enum run_state { RUN_IDLE, RUN_RUNNING, RUN_DONE, RUN_CANCELLED, RUN_FAILED };
 
@@ -44,6 +45,7 @@ struct run_record {
 	long long db_id;                /* the history's id, 0 if not recorded */
 	double created_at;              /* history: unix seconds */
 	int from_history;
+	struct vsbest vs_best;          /* against the best earlier attempt (found = 0: none); owned */
 };
 
 void run_record_init(struct run_record *r, const char *task_id, const char *source, const char *source_name);

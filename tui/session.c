@@ -835,6 +835,14 @@ int session_run(struct tui *t, int reference)
 	return 1;
 }
 
+/* A passing run against the best earlier attempt at its task (db/vsbest.h), for the results. */
+static void record_vs_best(struct tui *t, struct run_record *r, const struct db_run_detail *d)
+{
+	vsbest_free(&r->vs_best);
+	if (d->row.verdict == V_PASS && vsbest_find(t->db, d, &r->vs_best) != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+}
+
 void session_run_finished(struct tui *t)
 {
 	const char *msg = "";
@@ -857,6 +865,14 @@ void session_run_finished(struct tui *t)
 			r->db_id = recorder_run_id(t->recorder);
 		recorder_free(t->recorder);
 		t->recorder = NULL;
+	}
+	if (r->db_id > 0 && t->db) {
+		struct db_run_detail d;
+
+		if (db_run_get(t->db, r->db_id, &d) == KBX_OK) {
+			record_vs_best(t, r, &d);
+			db_run_detail_free(&d);
+		}
 	}
 	session_reload(t);
 	if (r->state == RUN_DONE) {
@@ -891,6 +907,7 @@ int session_view_history(struct tui *t, long long run_id)
 	t->have_history_run = 1;
 	if (st != KBX_OK)
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	record_vs_best(t, &t->history_run, &d);
 	{
 		int k = model_task_by_id(&t->model, d.row.task_id);
 

@@ -119,6 +119,39 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert len(a) >= 3,
 expect 0 "history --category" -- "$kbx" history --category Activation
 expect 2 "history of an unknown task" -- "$kbx" history --task nosuchtask
 
+# vs best, from a prepared history (no GPU needed): three passing gelu runs on one GPU; the
+# second 5% slower but power-capped at a lower clock, the third 20% faster than the best before it
+"$kbx" --db "$tmp/vs.db" history >/dev/null 2>&1
+python3 - "$tmp/vs.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def run(i, at, scale, mhz, reasons):
+    db.execute("INSERT INTO runs (id, task_id, category, gpu, verdict, created_at, uid)"
+               " VALUES (?, 'Activation/gelu', 'Activation', 'NVIDIA H200', 'pass', ?, ?)", (i, at, "%032x" % i))
+    for r in range(4):
+        ms = scale * (r + 1)
+        db.execute('INSERT INTO perf_rows (run_id, "row", input_size, cand_ms, cand_p20, cand_p80, cand_min,'
+                   ' cand_n, sm_mhz, reasons, reasons_valid, clock_readings) VALUES (?, ?, ?, ?, ?, ?, ?, 1000,'
+                   ' ?, ?, 1, 2)', (i, r, '{"n":%d}' % (1024 << r), ms, ms * 0.999, ms * 1.001, ms * 0.99, mhz, reasons))
+run(1, 1000, 1.0, 1980, 0)
+run(2, 2000, 1.05, 1755, 4)
+run(3, 3000, 0.8, 1980, 0)
+db.commit()
+PY
+expect 0 "history with the verdicts against the best attempt" -- "$kbx" --db "$tmp/vs.db" history --task gelu
+contains "$tmp/out" "vs best" "history has a vs best column"
+contains "$tmp/out" "^3 .* FASTER +NVIDIA H200$" "a run 20% faster than the best before it reads FASTER"
+contains "$tmp/out" "^2 .* UNCLEAR +NVIDIA H200$" "a slower run at a capped clock reads UNCLEAR"
+contains "$tmp/out" "^1 .* - +NVIDIA H200$" "the first run has nothing to compare"
+expect 0 "history --json with the verdicts" -- "$kbx" --db "$tmp/vs.db" history --task gelu --json
+python3 -c '
+import json, sys
+a = {r["id"]: r["vs_best"] for r in json.load(open(sys.argv[1]))}
+assert a[1] is None, a
+assert a[2]["verdict"] == "unclear" and a[2]["run"] == 1 and "power cap" in a[2]["why"], a
+assert a[3]["verdict"] == "faster" and a[3]["run"] == 1 and "20.0% faster" in a[3]["why"], a
+' "$tmp/out" && ok "history --json: vs_best with verdict, run and why" || no "history --json vs_best"
+
 # db merge: two workers' histories into a third, each run once; merging again adds nothing
 "$kbx" --db "$tmp/w0.db" run gelu --no-perf >/dev/null 2>&1
 "$kbx" --db "$tmp/w0.db" run gelu --no-perf >/dev/null 2>&1

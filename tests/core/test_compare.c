@@ -646,6 +646,116 @@ static void test_random_against_naive(void **state)
 		}
 }
 
+/* Buffers of several chunks (compare.c CMP_CHUNK, compared on threads) give what one pass gives:
+ * every count and maximum, the worst list in order with ties to the earlier element, the tiles. */
+static void check_chunked(const long long *shape, int ndim, size_t n)
+{
+	float *r = malloc(n * sizeof(*r)), *c = malloc(n * sizeof(*c));
+	double *scores = malloc(n * sizeof(*scores)), maxabs = 0, rtol = 1e-5, atol = 1e-5;
+	size_t mm = 0, nanmm = 0, i, tie_a = n / 7, tie_b = n - 3;
+	struct cmp_result *res;
+
+	assert_non_null(r);
+	assert_non_null(c);
+	assert_non_null(scores);
+	for (i = 0; i < n; i++) {
+		double u = unit();
+
+		r[i] = (float)(unit() * 4 - 2);
+		c[i] = r[i];
+		if (u < 0.001)
+			c[i] = r[i] + (float)((unit() - 0.5) * 1e-3);
+		else if (u < 0.001002)
+			c[i] = NAN;
+	}
+	/* two equal worst errors far apart (in different chunks): the earlier one is listed first */
+	r[tie_a] = r[tie_b] = 1.0f;
+	c[tie_a] = c[tie_b] = 1.5f;
+	for (i = 0; i < n; i++) {
+		double cv = c[i], rv = r[i];
+
+		scores[i] = 0;
+		if (isnan(cv) || isnan(rv)) {
+			if (!(isnan(cv) && isnan(rv)))
+				nanmm++, mm++, scores[i] = INFINITY;
+			continue;
+		}
+		if (fabs(cv - rv) > atol + rtol * fabs(rv))
+			mm++;
+		if (fabs(cv - rv) > maxabs)
+			maxabs = fabs(cv - rv);
+		scores[i] = fabs(cv - rv) / (atol + rtol * fabs(rv));
+	}
+	res = cmp_f32(c, r, shape, ndim, &default_tol);
+	assert_int_equal(res->n, n);
+	assert_int_equal(res->mismatches, mm);
+	assert_int_equal(res->nan_mismatches, nanmm);
+	assert_true(res->max_abs == maxabs);
+	assert_int_equal(res->nworst, CMP_WORST);
+	for (int k = 0; k < CMP_WORST; k++) {
+		const struct cmp_elem *e = &res->worst[k];
+		long long flat = 0;
+
+		for (int d = 0; d < e->ndim; d++)
+			flat = flat * shape[d] + e->coord[d];
+		assert_true(e->score == scores[flat] || (isinf(e->score) && isinf(scores[flat])));
+		if (k > 0)
+			assert_true(res->worst[k - 1].score >= e->score);
+		/* the first finite entry is the earlier of the two tied ones, the next the later */
+		if (isfinite(e->score) && (k == 0 || isinf(res->worst[k - 1].score))) {
+			const struct cmp_elem *next = &res->worst[k + 1];
+			long long flat_next = 0;
+
+			assert_true(k + 1 < CMP_WORST);
+			for (int d = 0; d < next->ndim; d++)
+				flat_next = flat_next * shape[d] + next->coord[d];
+			assert_int_equal(flat, (long long)tie_a);
+			assert_int_equal(flat_next, (long long)tie_b);
+		}
+	}
+	{
+		long long h = ndim >= 2 ? shape[ndim - 2] : 1, w = shape[ndim - 1];
+		float *want = calloc((size_t)res->tile_rows * (size_t)res->tile_cols, sizeof(*want));
+
+		assert_non_null(want);
+		for (i = 0; i < n; i++) {
+			long long x = (long long)(i % (size_t)w), y = (long long)(i / (size_t)w % (size_t)h);
+			float *t = &want[y / res->tile_h * res->tile_cols + x / res->tile_w];
+
+			if ((float)scores[i] > *t)
+				*t = (float)scores[i];
+		}
+		for (int k = 0; k < res->tile_rows * res->tile_cols; k++)
+			assert_true(res->tiles[k] == want[k]);
+		free(want);
+	}
+	{
+		/* the same buffers again: the same result, to the bit (the chunks do not depend on
+		 * how the threads fell) */
+		struct cmp_result *again = malloc(sizeof(*again));
+
+		assert_non_null(again);
+		compare_buffers(DT_F32, c, r, shape, ndim, &default_tol, again);
+		assert_memory_equal(again, res, sizeof(*again));
+		free(again);
+	}
+	free(r);
+	free(c);
+	free(scores);
+}
+
+static void test_chunked_like_one_pass(void **state)
+{
+	long long two_d[2] = { 1237, 4241 };
+	long long one_d[1] = { 3 * (1 << 20) + 12345 };
+	long long three_d[3] = { 3, 1031, 1500 };
+
+	(void)state;
+	check_chunked(two_d, 2, (size_t)two_d[0] * (size_t)two_d[1]);
+	check_chunked(one_d, 1, (size_t)one_d[0]);
+	check_chunked(three_d, 3, (size_t)three_d[0] * (size_t)three_d[1] * (size_t)three_d[2]);
+}
+
 /* Error histogram: one element per bin we can place exactly. Tolerance at r = 0 is 1e-5. */
 static void test_histogram(void **state)
 {
@@ -689,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_bitwise),
 		cmocka_unit_test(test_random_against_naive),
 		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_chunked_like_one_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,7 +53,7 @@ static int fake_worker(void)
 		sleep(2);
 	}
 	s.verdict = V_PASS;
-	s.message = xasprintf("task %s seed %llu rep %.1f", req.task_id, req.seed, req.rep_ms);
+	s.message = xasprintf("task %s seed %llu rep %.1f", req.task_id, req.seed, req.bench.rep_ms);
 	ev.done(ev.ctx, &s);
 	free(s.message);
 	worker_request_free(&req);
@@ -103,7 +103,7 @@ static enum kbx_status run_mode(const char *mode, struct seen *w, worker_cancel_
 	req.task_id = "Activation/gelu";
 	req.source = "// source with \"quotes\"\n";
 	req.seed = 42;
-	req.rep_ms = 7;
+	req.bench.rep_ms = 7;
 	req.compile_limit_s = 5;
 	st = worker_run(self, &req, &ev, cancel, NULL);
 	*took = now_seconds() - t0;

@@ -232,14 +232,15 @@ static void test_open_fresh(void **state)
 	snprintf(path, sizeof(path), "%s/a/b/history.db", dir);
 	assert_int_equal(db_open(path, &db), KBX_OK);
 	assert_non_null(db);
-	assert_int_equal(db_schema_version(db), 3);
-	assert_int_equal(DB_SCHEMA_VERSION, 3);
+	assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
+	assert_true(DB_SCHEMA_VERSION >= 4);
 	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(q_int(db, "PRAGMA synchronous"), 1);    /* NORMAL */
 	assert_int_equal(q_int(db, "PRAGMA busy_timeout"), 5000);
 	for (const char *const *t = (const char *const[]){ "runs", "case_results", "perf_rows", "compile_cache",
-							    "runs_category_time", "runs_task_time", "runs_uid", NULL }; *t; t++)
+							    "runs_category_time", "runs_task_time", "runs_uid", "calibration",
+							    NULL }; *t; t++)
 		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = '%s'", *t), 1);
 	for (const char *const *c = (const char *const[]){ "device", "eval", "origin", "uid", NULL }; *c; c++)
 		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = '%s'", *c), 1);
@@ -291,13 +292,17 @@ static void test_newer_schema_refused(void **state)
 {
 	struct fixture *f = *state;
 	struct db *db = (struct db *)&db;
+	char sql[64], newer[64];
 
-	exec(f->db, "PRAGMA user_version = 4");
+	/* one past what this kbx knows, whatever that is now */
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	snprintf(newer, sizeof(newer), "schema version %d", DB_SCHEMA_VERSION + 1);
+	exec(f->db, sql);
 	db_close(f->db);
 	f->db = NULL;
 	assert_int_equal(db_open(f->path, &db), KBX_EDB);
 	assert_null(db);
-	assert_non_null(strstr(kbx_last_error(), "schema version 4"));
+	assert_non_null(strstr(kbx_last_error(), newer));
 	assert_non_null(strstr(kbx_last_error(), "newer"));
 	assert_non_null(strstr(kbx_last_error(), f->path));
 	/* leave it openable for teardown */
@@ -305,7 +310,8 @@ static void test_newer_schema_refused(void **state)
 		sqlite3 *sq;
 
 		assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(sq, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+		assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(sq);
 	}
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
@@ -415,7 +421,7 @@ static void test_migrate_v2(void **state)
 	free(bytes);
 
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
-	assert_int_equal(db_schema_version(f->db), 3);
+	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 3);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE device IS NULL AND eval IS NULL"
 			       " AND origin IS NULL"), 3);
@@ -650,8 +656,10 @@ static void test_insert_roundtrip(void **state)
 		{ "crash", V_RUNTIME_ERROR, -1, -1, -1, -1, NULL },
 	};
 	struct db_perf perf[2] = {
-		{ 0, "{\"n\":4096}", 0.011, 0.010, 0.013, 0.009, 120, 0.02, 0.015, 3.0, 0.004 },
-		{ 1, NULL, 0.5, -1, -1, -1, 7, -1, -1, -1, -1 },
+		{ .row = 0, .input_size = "{\"n\":4096}", .cand_ms = 0.011, .cand_p20 = 0.010, .cand_p80 = 0.013,
+		  .cand_min = 0.009, .cand_n = 120, .ref_ms = 0.02, .golden_ms = 0.015, .gbps = 3.0, .tflops = 0.004 },
+		{ .row = 1, .cand_ms = 0.5, .cand_p20 = -1, .cand_p80 = -1, .cand_min = -1, .cand_n = 7, .ref_ms = -1,
+		  .golden_ms = -1, .gbps = -1, .tflops = -1 },
 	};
 	struct db_run r;
 	struct db_run_detail d;
@@ -874,7 +882,8 @@ static void test_garbage_text(void **state)
 			{ cname[0], V_PASS, 1, 1, 1, 1, cjson[0] },
 			{ cname[1], V_WRONG, 2, 2, 2, 2, cjson[1] },
 		};
-		struct db_perf perf = { 3, isz, 1, 1, 1, 1, 5, 1, 1, 1, 1 };
+		struct db_perf perf = { .row = 3, .input_size = isz, .cand_ms = 1, .cand_p20 = 1, .cand_p80 = 1,
+					.cand_min = 1, .cand_n = 5, .ref_ms = 1, .golden_ms = 1, .gbps = 1, .tflops = 1 };
 		struct db_run r = simple_run(task, cat, V_WRONG, 1000 + iter, -1, -1);
 		struct db_run_detail d;
 		struct db_run_row *rows;

@@ -147,7 +147,21 @@ static void make_worker(const char *path, int device, const char *eval, const ch
 		}
 		for (int k = 0; k < 2; k++) {
 			snprintf(isz[k], sizeof(isz[k]), "{\"n\":%d}", 1024 << k);
-			perf[k] = (struct db_perf){ k, isz[k], 0.5 + i, 0.4, 0.6, 0.3, 10 + k, 1.0, -1, 2.5, -1 };
+			perf[k] = (struct db_perf){ .row = k, .input_size = isz[k], .cand_ms = 0.5 + i, .cand_p20 = 0.4,
+						    .cand_p80 = 0.6, .cand_min = 0.3, .cand_n = 10 + k, .ref_ms = 1.0,
+						    .golden_ms = -1, .gbps = 2.5, .tflops = -1 };
+			/* schema 5: timing details and clocks on some rows, none on others */
+			if ((i + k) % 2) {
+				perf[k].cand_max = 0.9;
+				perf[k].cand_mean = 0.55 + i;
+				perf[k].cand_stddev = 0.05;
+				perf[k].cand_rsd = 0.05 / (0.55 + i);
+				snprintf(perf[k].bench_mode, sizeof(perf[k].bench_mode), "noise");
+				snprintf(perf[k].bench_stop, sizeof(perf[k].bench_stop), "cap");
+				perf[k].hide_latency = k;
+				perf[k].clocks = (struct clock_summary){ 1755, 1700, 2619, 1980, 71, 690,
+									 CLOCK_REASON_SW_POWER_CAP | (1ULL << 63), 1, 2 };
+			}
 		}
 		r.task_id = task;
 		r.category = "Fusion";
@@ -372,6 +386,15 @@ static void test_merge_workers(void **state)
 	/* a copy is stored once per run: 6 runs with 1+2+3+1+2+3 cases and 0+1+2+0+1+2 perf rows */
 	assert_int_equal(dq(c, "SELECT COUNT(*) FROM case_results"), 12 + 1 + 2 + 3 + 1);
 	assert_int_equal(dq(c, "SELECT COUNT(*) FROM perf_rows"), 6 + 0 + 1 + 2 + 0);
+	/* the schema 5 columns come along: timing details and clocks where the source had them
+	 * (rows with i + k odd: row 0 of a's runs 1 and 5, row 1 of its run 2; the same of b's 1 and 2),
+	 * the 64-bit reasons mask intact, NULL where it had none */
+	assert_int_equal(dq(c, "SELECT COUNT(*) FROM perf_rows WHERE sm_mhz = 1755 AND min_sm_mhz = 1700"
+			    " AND max_sm_mhz = 1980 AND clock_readings = 2 AND reasons_valid = 1 AND bench_mode = 'noise'"
+			    " AND bench_stop = 'cap' AND cand_stddev = 0.05"), 5);
+	assert_int_equal(dq(c, "SELECT COUNT(*) FROM perf_rows WHERE reasons = (4 | (1 << 63))"), 5);
+	assert_int_equal(dq(c, "SELECT COUNT(*) FROM perf_rows WHERE sm_mhz IS NULL AND clock_readings IS NULL"
+			    " AND bench_mode IS NULL AND cand_mean IS NULL"), 4);
 	/* the first merge's image wins */
 	assert_int_equal(dq(c, "SELECT COUNT(*) FROM compile_cache WHERE key = 'shared' AND image = CAST('a' AS BLOB)"), 1);
 	assert_int_equal(dq(c, "SELECT COUNT(*) FROM compile_cache"), 3);
@@ -577,7 +600,7 @@ static void test_merge_v2_source(void **state)
 
 	/* migrated in place, its runs get the uids the copy had */
 	a = open_db(f->a);
-	assert_int_equal(db_schema_version(a), 3);
+	assert_int_equal(db_schema_version(a), DB_SCHEMA_VERSION);
 	db_close(a);
 	merge_ok(c, f->a, 0, 3);
 	assert_all_copied(f->c, f->a);

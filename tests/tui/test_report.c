@@ -254,6 +254,24 @@ static void test_results(void **state)
 	must_find(&d, "2.00x");
 	must_find(&d, "50%");
 	must_find(&d, "[[4096],[4096]]");
+	/* no earlier attempt: no line for it */
+	assert_int_equal(find(&d, "vs best"), -1);
+	doc_clear(&d);
+	/* against the best earlier attempt: the verdict in its colour, the run, and why */
+	r.vs_best.found = 1;
+	r.vs_best.best_id = 41;
+	r.vs_best.best_at = 1000;
+	r.vs_best.change = TC_FASTER;
+	snprintf(r.vs_best.why, sizeof(r.vs_best.why), "12.4%% faster, outside the noise band of 1.8%%");
+	report_results(&d, &r, t, 4800, 100);
+	must_find(&d, "vs best");
+	assert_int_equal(role_at(&d, "FASTER"), ROLE_PASS);
+	must_find(&d, "run #41");
+	must_find(&d, "outside the noise band of 1.8%");
+	doc_clear(&d);
+	r.vs_best.change = TC_UNCLEAR;
+	report_results(&d, &r, t, 4800, 100);
+	assert_int_equal(role_at(&d, "UNCLEAR"), ROLE_WARN);
 	doc_clear(&d);
 	/* figures never run into each other, however wide they get */
 	r.cases[1].outputs[0].cmp.max_rel = 0.002063;
@@ -454,13 +472,26 @@ static void test_history_and_compare(void **state)
 	row.speedup_golden = 1.5;
 	row.cand_ms = 0.25;
 	row.created_at = 1000;
-	report_history_run(&d, &row, 1000 + 7200, 1, 1, 80);
+	report_history_run(&d, &row, NULL, 1000 + 7200, 1, 1, 80);
 	must_find(&d, "#12");
 	must_find(&d, "2h ago");
 	must_find(&d, "fused_add_gelu");
 	must_find(&d, "1.50x");
 	assert_int_equal(role_at(&d, "*"), ROLE_MARK);
 	doc_clear(&d);
+	{
+		/* the timing against the best attempt before it, beside the speedup, coloured */
+		struct vsbest best = { 0 };
+
+		best.found = 1;
+		best.change = TC_SLOWER;
+		report_history_run(&d, &row, &best, 1000 + 7200, 0, 1, 80);
+		assert_int_equal(role_at(&d, "SLOWER"), ROLE_FAIL);
+		must_find(&d, "1.50x SLOWER");
+		must_find(&d, "0.25 ms");
+		assert_int_equal(d.lines[0].width, 80);
+		doc_clear(&d);
+	}
 
 	a.row.id = 1;
 	b.row.id = 2;

@@ -371,6 +371,22 @@ static void test_from_history(void **state)
 	assert_true(r.have_summary);
 	assert_int_equal(r.summary.verdict, V_WRONG);
 	run_record_free(&r);
+	/* how a row was timed and its clocks (schema 5) come along into the record */
+	d.perf[0].clocks = (struct clock_summary){ .sm_mhz = 1755, .min_sm_mhz = 1700, .max_sm_mhz = 1980,
+						   .reasons = CLOCK_REASON_SW_POWER_CAP, .reasons_valid = 1, .valid = 2 };
+	snprintf(d.perf[0].bench_mode, sizeof(d.perf[0].bench_mode), "noise");
+	snprintf(d.perf[0].bench_stop, sizeof(d.perf[0].bench_stop), "cap");
+	d.perf[0].cand_stddev = 0.01;
+	d.perf[0].hide_latency = 1;
+	assert_int_equal(run_record_from_db(&d, &r), KBX_OK);
+	assert_true(r.perf[0].clocks.sm_mhz == 1755 && r.perf[0].clocks.valid == 2);
+	assert_true(r.perf[0].clocks.reasons == CLOCK_REASON_SW_POWER_CAP);
+	assert_string_equal(r.perf[0].bench_mode, "noise");
+	assert_string_equal(r.perf[0].bench_stop, "cap");
+	assert_true(r.perf[0].cand.stddev == 0.01);
+	assert_int_equal(r.perf[0].hide_latency, 1);
+	assert_int_equal(r.vs_best.found, 0);
+	run_record_free(&r);
 	/* a damaged detail column: the rest is still there, and the message says which */
 	free(d.case_json[0]);
 	d.case_json[0] = xstrdup("{not json");

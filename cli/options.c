@@ -1,0 +1,81 @@
+/* Options shared by several commands: numbers, and how perf rows are timed (run, eval). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char cli_timing_usage[] =
+	"timing (each perf row; doc/timing.md):\n"
+	"  --warmup MS            warm-up per row (default 25)\n"
+	"  --rep MS               fixed mode: time this much of calls per row (default 100)\n"
+	"  --timing MODE          fixed (triton.testing.do_bench's method, the default) or noise:\n"
+	"                         time until the samples' relative standard deviation is at most\n"
+	"                         --rsd, after --min-samples and --min-time, at most --max-time\n"
+	"  --rsd PCT              noise mode's target in percent (default 0.5)\n"
+	"  --min-samples N        noise mode: at least N samples (default 10)\n"
+	"  --min-time MS          noise mode: at least MS of timed calls (default 10)\n"
+	"  --max-time MS          noise mode: stop here whatever the noise (default 1000)\n"
+	"  --hide-latency         queue each batch of calls behind a spinning kernel, so that the\n"
+	"                         host's launch overhead never shows in the events (tiny kernels)\n";
+
+double cli_num(const char *s, const char *what, int *bad)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || !(v >= 0) || v > 1e15) {
+		cli_fail(2, "%s expects a non-negative number, not '%s'", what, s);
+		*bad = 1;
+		return 0;
+	}
+	return v;
+}
+
+int cli_count(const char *s, const char *what, int *bad)
+{
+	double v = cli_num(s, what, bad);
+
+	if (!*bad && (v != (int)v || v > 1e9)) {
+		cli_fail(2, "%s expects a whole number, not '%s'", what, s);
+		*bad = 1;
+	}
+	return *bad ? 0 : (int)v;
+}
+
+int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *bad)
+{
+	int m;
+
+	switch (opt) {
+	case CLI_OPT_WARMUP: b->warmup_ms = cli_num(arg, "--warmup", bad); return 1;
+	case CLI_OPT_REP: b->rep_ms = cli_num(arg, "--rep", bad); return 1;
+	case CLI_OPT_TIMING:
+		m = bench_mode_parse(arg);
+		if (m < 0) {
+			cli_fail(2, "--timing expects fixed or noise, not '%s'", arg);
+			*bad = 1;
+		} else {
+			b->mode = (enum bench_mode)m;
+		}
+		return 1;
+	case CLI_OPT_RSD:
+		b->rsd_target = cli_num(arg, "--rsd", bad) / 100;
+		if (!*bad && !(b->rsd_target > 0)) {
+			cli_fail(2, "--rsd expects a percentage above 0, not '%s'", arg);
+			*bad = 1;
+		}
+		return 1;
+	case CLI_OPT_MIN_SAMPLES: b->min_samples = cli_count(arg, "--min-samples", bad); return 1;
+	case CLI_OPT_MIN_TIME: b->min_ms = cli_num(arg, "--min-time", bad); return 1;
+	case CLI_OPT_MAX_TIME: b->max_ms = cli_num(arg, "--max-time", bad); return 1;
+	case CLI_OPT_HIDE_LATENCY: b->hide_latency = 1; return 1;
+	default: return 0;
+	}
+}
+
+int cli_timing_check(const struct bench_options *b)
+{
+	if (b->mode == BENCH_NOISE && b->max_ms < b->min_ms)
+		return cli_fail(2, "--max-time (%g ms) is below --min-time (%g ms)", b->max_ms, b->min_ms);
+	return 0;
+}

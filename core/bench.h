@@ -1,0 +1,84 @@
+/*
+ * bench.h - timing one call sequence on the GPU: triton.testing.do_bench's method and two
+ * options beyond it.
+ *
+ * A "call" is whatever the caller times (the engine: a program's whole launch sequence), a
+ * "flush" what must precede each timed call outside its events (the engine: an L2 flush).
+ * Every timed repetition is: flush, start event, call, end event; the samples are the events'
+ * elapsed times. What differs between the modes is how many repetitions are timed and how they
+ * are fed to the GPU (doc/timing.md has the whole method):
+ *
+ *   BENCH_FIXED   do_bench: estimate from 5 flushed calls, warm up for warmup_ms, then time
+ *                 rep_ms worth of calls (capped at 100000), all enqueued before one sync.
+ *   BENCH_NOISE   the same estimate and warm-up, then batches until the samples' relative
+ *                 standard deviation is at most rsd_target, with at least min_samples samples
+ *                 and min_ms of timed calls; at max_ms (the cap) it stops whatever the noise,
+ *                 and says so (stop = "cap").
+ *
+ * hide_latency (either mode): each batch of repetitions (64 at first) is queued behind a kernel that spins
+ * until the host has enqueued the whole batch (a flag in mapped host memory), so no repetition
+ * waits for the host's launch overhead; that matters for kernels of a few microseconds, whose
+ * events otherwise also measure the host. The spinning kernel gives up after 2 s (the launch
+ * queue filled before the batch was queued): that batch is thrown away and the next is half
+ * the size.
+ */
+#ifndef KBX_BENCH_H
+#define KBX_BENCH_H
+
+#include "gpu.h"
+#include "nvml.h"
+#include "stats.h"
+#include "status.h"
+
+enum bench_mode { BENCH_FIXED, BENCH_NOISE };
+
+struct bench_options {
+	enum bench_mode mode;
+	double warmup_ms, rep_ms;     /* do_bench's 25 and 100 */
+	int max_rep;                  /* BENCH_FIXED cap, 100000 */
+	double rsd_target;            /* BENCH_NOISE: e.g. 0.005 for 0.5 % */
+	int min_samples;              /* BENCH_NOISE, default 10 */
+	double min_ms, max_ms;        /* BENCH_NOISE: timed-call time before stopping may, must */
+	int hide_latency;
+};
+
+struct bench_call {
+	void *ctx;
+	enum kbx_status (*call)(void *ctx);
+	enum kbx_status (*flush)(void *ctx);   /* may be NULL */
+	struct nvml *nvml;                     /* clock readings before and after, or NULL */
+	double hint_ms;                        /* one call took this long before (0: unknown) */
+};
+
+struct bench_result {
+	struct sample_stats s;        /* ms per call */
+	double est_ms;                /* the 5-call estimate per call, flushes included */
+	double rsd;                   /* stddev / mean of the samples */
+	double wall_s;                /* host time spent, estimate to last sample */
+	const char *stop;             /* "count" (fixed), "noise" (target met), "cap" (max_ms) */
+	int batches_dropped;          /* hide_latency: batches whose spin timed out */
+	struct clock_summary clocks;  /* read after the warm-up and after the last sample */
+};
+
+void bench_options_default(struct bench_options *o);
+
+/* Parse a mode name: "fixed" or "noise"; -1 when unknown. */
+int bench_mode_parse(const char *s);
+const char *bench_mode_name(enum bench_mode m);
+
+/* Time c on g. Errors from c->call or c->flush end the measurement and are returned. */
+enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struct bench_options *o,
+			  struct bench_result *out);
+
+/* An upper bound of the seconds bench_run spends on calls of est_ms or less (for watchdogs):
+ * warm-up plus repetitions, or the noise mode's cap. */
+double bench_budget_s(const struct bench_options *o);
+
+/* The number of repetitions do_bench would time for a per-call estimate of est_ms: rep_ms /
+ * est_ms, at least 1 and at most cap (exposed for tests). */
+int bench_fixed_count(double rep_ms, double est_ms, int cap);
+/* Whether BENCH_NOISE stops after n samples with relative standard deviation rsd and timed_ms
+ * of timed calls; *why gets "noise" or "cap" when it does (exposed for tests). */
+int bench_noise_done(const struct bench_options *o, int n, double rsd, double timed_ms, const char **why);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# GPU test of the timing modes (core/bench.c): the noise-based stop, latency hiding, and the
+# reference timed once when it is the candidate. Functional checks only (what was run, how it
+# stopped, that samples exist), never how fast: speed is bench/'s business. Skips (77) without
+# a CUDA device.
+builddir=${KBX_BUILDDIR:-.}
+srcdir=${KBX_SRCDIR:-.}
+kbx="$builddir/kbx"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KBX_DB="$tmp/history.db"
+
+if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
+	echo "SKIP: no CUDA device"
+	exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
+fail=0
+
+# check NAME JSON PYTHON-EXPRESSION: the expression over `d` (the document) and `p` (its perf
+# rows) must be true
+check() {
+	if python3 - "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d.get("perf", [])
+ok = eval(sys.argv[2])
+if not ok:
+    print(json.dumps({"verdict": d.get("verdict"), "logs": d.get("logs"), "summary": d.get("summary")})[:3000])
+sys.exit(0 if ok else 1)
+PY
+	then
+		echo "ok   $1"
+	else
+		echo "FAIL $1: $3"
+		fail=1
+	fi
+}
+
+"$kbx" run Activation/gelu --rows 2 --no-derived --json --timing noise --rsd 2 --min-samples 20 --max-time 400 \
+	>"$tmp/noise.json" 2>"$tmp/noise.err"
+check "noise mode stops on its target or its cap, with enough samples" "$tmp/noise.json" \
+	'd["verdict"] == "pass" and len(p) == 2 and all(r["timing"]["mode"] == "noise" and r["timing"]["stop"] in ("noise", "cap") and r["cand"]["n"] >= 20 and (r["timing"]["stop"] == "cap" or r["timing"]["rsd"] <= 0.02) for r in p)'
+check "the reference as the candidate is timed once" "$tmp/noise.json" \
+	'all(r["timing"]["ref_is_cand"] and r["ref"]["median"] == r["cand"]["median"] for r in p) and d["summary"]["speedup_ref"] == 1'
+
+"$kbx" run Activation/gelu --hide-latency --json >"$tmp/hide.json" 2>"$tmp/hide.err"
+check "latency hiding times every row, no batch dropped" "$tmp/hide.json" \
+	'd["verdict"] == "pass" and len(p) > 2 and all(r["timing"]["hide_latency"] and r["cand"]["n"] >= 1 and r["cand"]["median"] > 0 for r in p) and not any("dropped" in l for l in d.get("logs", []))'
+
+"$kbx" run Fusion/fused_add_gelu "$srcdir/tasks/Fusion/fused_add_gelu/examples/pass_fused_vec4.cu" --rows 1 \
+	--no-derived --json >"$tmp/ex.json" 2>"$tmp/ex.err"
+check "another candidate times the reference too" "$tmp/ex.json" \
+	'd["verdict"] == "pass" and len(p) == 1 and all(not r["timing"]["ref_is_cand"] and r["ref"]["n"] >= 1 for r in p)'
+check "the split adds up to the run's seconds" "$tmp/ex.json" \
+	'abs(sum(d["summary"]["split"][k] for k in ("compile_s", "inputs_s", "verify_s", "timing_s")) - d["summary"]["seconds"]) < 0.05 * d["summary"]["seconds"] + 0.01 and d["summary"]["split"]["timing_s"] > 0'
+exit $fail
