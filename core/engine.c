@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "devgen.h"
 #include "golden.h"
 #include "gpu.h"
 #include "inputs.h"
@@ -82,6 +83,9 @@ struct run {
 	struct nvml *nvml;          /* clock readings around each timing, or NULL */
 	double last_call_ms[2];     /* the latest synchronised call of the candidate [0], reference [1] */
 	double launch_limit_s;      /* the options', or the task's when it asks for more */
+	const struct compile_cache *cache;
+	struct devgen *devgen;      /* the GPU input generator (perf rows), once loaded */
+	int devgen_failed;          /* it could not be built: perf rows draw on the host */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -441,10 +445,25 @@ static enum kbx_status set_alloc(struct run *r, struct dev_set *s, const struct 
 }
 
 /* Put inputs in place and poison (candidate) or zero (reference) outputs and scratch. */
-static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struct problem *pb,
-				   void **host_in, const struct program *p, int poison)
+/* One problem (a case or a perf row) in flight: its inputs, the reference's outputs, and the
+ * two programs' device buffers. */
+struct case_ctx {
+	struct tolerance tol;   /* the task's, with a derived case's atol scale */
+	struct problem pb;
+	void **in;          /* host inputs; NULL entries are drawn on the device (dev_key) */
+	void **ref_out;     /* reference outputs */
+	struct dev_set rs, cs;
+	char dev_key[48];   /* perf rows: the key name of the inputs drawn on the GPU; "" for none */
+};
+
+static enum kbx_status device_fill(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+				   const struct dev_buf *d, int check, int *differs);
+
+static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struct case_ctx *c,
+				   const struct program *p, int poison)
 {
 	const struct task *t = r->t;
+	const struct problem *pb = &c->pb;
 	enum kbx_status st = KBX_OK;
 	double t0 = now_seconds();
 	int i;
@@ -455,8 +474,10 @@ static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struc
 
 		if (b->arg->dir == ARG_OUT)
 			st = gpu_memset8(r->gpu, d->ptr, poison ? poison_byte(b->arg->dtype) : 0, d->bytes);
+		else if (d->bytes && c->in[i])
+			st = gpu_upload(r->gpu, d->ptr, c->in[i], d->bytes);
 		else if (d->bytes)
-			st = gpu_upload(r->gpu, d->ptr, host_in[i], d->bytes);
+			st = device_fill(r, c, b, d, 0, NULL);
 	}
 	for (i = 0; i < s->nscratch && !st; i++)
 		st = gpu_memset8(r->gpu, s->scratch[i].ptr, poison ? poison_byte(p->spec.scratch[i].dtype) : 0,
@@ -667,6 +688,102 @@ static enum kbx_status make_inputs(struct run *r, const struct problem *pb, cons
 	return KBX_OK;
 }
 
+/* The GPU input generator, compiled (through the compile cache) and loaded on first use; NULL
+ * when that fails, and perf rows then draw their inputs on the host as the cases do. */
+static struct devgen *get_devgen(struct run *r)
+{
+	struct compile_result cr;
+	void *image = NULL;
+	size_t size = 0;
+	enum kbx_status st;
+
+	if (r->devgen || r->devgen_failed || !r->gpu)
+		return r->devgen;
+	st = compile_source(r, devgen_source(), "kbx_devgen.cu", r->cache, &cr, &image, &size);
+	if (!st && !cr.ok)
+		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	if (!st)
+		st = devgen_open(r->gpu, image, &r->devgen);
+	if (st) {
+		r->devgen_failed = 1;
+		emit_log(r, "perf inputs are drawn on the host: the GPU generator failed: %s", kbx_last_error());
+	}
+	compile_result_free(&cr);
+	free(image);
+	return r->devgen;
+}
+
+/* A perf row's inputs: what the GPU generator covers is drawn on the device by set_prepare (its
+ * host entry stays NULL), the rest on the host. Tasks verified by a property or a distribution
+ * read their inputs on the host, and get them all there. */
+static enum kbx_status perf_inputs(struct run *r, struct case_ctx *c, const char *key_name)
+{
+	const struct task *t = r->t;
+	const struct problem *pb = &c->pb;
+	void **h;
+	enum kbx_status st = KBX_OK;
+	double t0;
+	int i;
+
+	c->dev_key[0] = '\0';
+	if ((t->verifier && strcmp(t->verifier, "elementwise")) || !get_devgen(r))
+		return make_inputs(r, pb, key_name, &c->in);
+	t0 = now_seconds();
+	h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+		struct gen_spec g;
+
+		if (b->arg->dir == ARG_OUT || !b->gen)
+			continue;
+		st = gen_parse(b->gen, &g);
+		if (st) {
+			kbx_wrap(st, "'%s': generator of '%s'", t->ini_path, b->arg->name);
+			break;
+		}
+		if (!devgen_supports(&g, b->arg->dtype)) {
+			h[i] = xmalloc(b->bytes ? b->bytes : 1);
+			st = gen_fill(&g, b->arg->dtype, h[i], b->numel, b->shape, b->ndim,
+				      gen_key(r->o->seed, t->id, key_name, b->arg->name));
+		}
+		gen_spec_free(&g);
+	}
+	r->sum.inputs_s += now_seconds() - t0;
+	if (st) {
+		host_free(h, pb->nbufs);
+		return st;
+	}
+	snprintf(c->dev_key, sizeof(c->dev_key), "%s", key_name);
+	c->in = h;
+	return KBX_OK;
+}
+
+/* Draw input b on the device into d (check = 0), or tell whether d still holds it (*differs). */
+static enum kbx_status device_fill(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+				   const struct dev_buf *d, int check, int *differs)
+{
+	struct gen_spec g;
+	enum kbx_status st;
+	uint64_t key;
+	double t0 = now_seconds();
+
+	if (!c->dev_key[0] || !b->gen || !r->devgen)
+		return kbx_error(KBX_EINVAL, "input '%s' has neither host data nor a GPU generator", b->arg->name);
+	st = gen_parse(b->gen, &g);
+	if (st)
+		return st;
+	key = gen_key(r->o->seed, r->t->id, c->dev_key, b->arg->name);
+	if (check)
+		st = devgen_check(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, key, differs);
+	else if (!(st = devgen_fill(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, key)))
+		st = gpu_sync(r->gpu);
+	gen_spec_free(&g);
+	r->sum.inputs_s += now_seconds() - t0;
+	/* set_prepare counts its time as transfers; this part was input generation */
+	r->sum.transfer_s -= now_seconds() - t0;
+	return st;
+}
+
 /* Download every out/inout buffer of a set into new host arrays. */
 static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, const struct problem *pb, void ***out)
 {
@@ -779,14 +896,6 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct dev_set *cs
 	return st;
 }
 
-struct case_ctx {
-	struct tolerance tol;   /* the task's, with a derived case's atol scale */
-	struct problem pb;
-	void **in;          /* host inputs */
-	void **ref_out;     /* reference outputs */
-	struct dev_set rs, cs;
-};
-
 static void case_ctx_free(struct run *r, struct case_ctx *c)
 {
 	host_free(c->in, c->pb.nbufs);
@@ -800,16 +909,17 @@ static void case_ctx_free(struct run *r, struct case_ctx *c)
 }
 
 /* Inputs, the reference's outputs, and allocated candidate buffers for one problem. */
-static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char *key_name, const char *label)
+static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char *key_name, const char *label,
+				  int perf)
 {
 	enum kbx_status st;
 	char why[1024];
 
-	st = make_inputs(r, &c->pb, key_name, &c->in);
+	st = perf ? perf_inputs(r, c, key_name) : make_inputs(r, &c->pb, key_name, &c->in);
 	if (!st)
 		st = set_alloc(r, &c->rs, &c->pb, &r->ref);
 	if (!st)
-		st = set_prepare(r, &c->rs, &c->pb, c->in, &r->ref, 0);
+		st = set_prepare(r, &c->rs, c, &r->ref, 0);
 	if (!st) {
 		st = run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why));
 		if (st)
@@ -835,7 +945,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 	int i, nout = 0, property = t->verifier && !strcmp(t->verifier, "property");
 
 	cr->verdict = V_PASS;
-	st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+	st = set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st)
 		return st;
 	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
@@ -857,7 +967,17 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			sbuf_addf(&msg, "%swrote outside buffer '%s' (guard zone %s it modified)", msg.len ? "; " : "",
 				  b->arg->name, side == 1 ? "before the start" : "past the end");
 		}
-		if (b->arg->dir == ARG_IN && b->bytes) {
+		if (b->arg->dir == ARG_IN && b->bytes && !c->in[i]) {
+			int differs = 0;
+
+			st = device_fill(r, c, b, d, 1, &differs);
+			if (st)
+				return st;
+			if (differs && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
+			}
+		} else if (b->arg->dir == ARG_IN && b->bytes) {
 			void *now = xmalloc(b->bytes);
 			double t0 = now_seconds();
 
@@ -981,7 +1101,7 @@ static enum kbx_status check_determinism(struct run *r, struct case_ctx *c, void
 	char why[1024];
 	int i;
 
-	st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+	st = set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st)
 		return st;
 	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
@@ -1060,7 +1180,7 @@ static enum kbx_status verify_distribution(struct run *r, struct case_ctx *c, co
 			nv.i += 0x9E3779B9LL;
 			expr_env_set(&c->pb.env, seed_arg, nv);
 		}
-		st = set_prepare(r, &c->cs, &c->pb, c->in, &r->cand, 1);
+		st = set_prepare(r, &c->cs, c, &r->cand, 1);
 		if (!st)
 			st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
 		if (st) {
@@ -1235,7 +1355,7 @@ static enum kbx_status run_case(struct run *r, const struct task_case *tc, int i
 		if (!st)
 			st = verify_distribution(r, &c, label, cr);
 	} else if (!st) {
-		st = case_setup(r, &c, name, label);
+		st = case_setup(r, &c, name, label, 0);
 		if (!st)
 			st = judge_candidate(r, &c, label, cr, &first);
 		if (!st && r->o->export_dir)
@@ -1476,9 +1596,9 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 	c->in = c->ref_out = NULL;
 	snprintf(key, sizeof(key), "perf%d-after-timing", row);
 	emit_phase(r, r->launch_limit_s * 4 + 30, "%s: check after timing", label);
-	st = make_inputs(r, &c->pb, key, &c->in);
+	st = perf_inputs(r, c, key);
 	if (!st)
-		st = set_prepare(r, &c->rs, &c->pb, c->in, &r->ref, 0);
+		st = set_prepare(r, &c->rs, c, &r->ref, 0);
 	if (!st && (st = run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why))))
 		st = kbx_error(st, "the reference failed on %s: %s", label, why);
 	if (!st)
@@ -1528,11 +1648,11 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		 * the code with itself. One synchronised call checks that it runs here (and tells the
 		 * timing how long a call is); the cases have verified it. */
 		cr.verdict = V_PASS;
-		st = make_inputs(r, &c.pb, key, &c.in);
+		st = perf_inputs(r, &c, key);
 		if (!st)
 			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
 		if (!st)
-			st = set_prepare(r, &c.cs, &c.pb, c.in, &r->cand, 1);
+			st = set_prepare(r, &c.cs, &c, &r->cand, 1);
 		if (!st && run_launches(r, &r->cand, &c.cs, &c.pb, 1, label, why, sizeof(why))) {
 			cr.verdict = V_RUNTIME_ERROR;
 			cr.message = xstrdup(why);
@@ -1546,11 +1666,11 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		if (!st)
 			st = set_alloc(r, &c.rs, &c.pb, &r->ref);
 		if (!st)
-			st = set_prepare(r, &c.rs, &c.pb, c.in, &r->ref, 0);
+			st = set_prepare(r, &c.rs, &c, &r->ref, 0);
 		if (!st)
 			st = verify_distribution(r, &c, label, &cr);
 	} else {
-		st = case_setup(r, &c, key, label);
+		st = case_setup(r, &c, key, label, 1);
 		if (!st)
 			st = judge_candidate(r, &c, label, &cr, NULL);
 	}
@@ -1563,7 +1683,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	}
 	limit = r->launch_limit_s * 10 + 3 * bench_budget_s(&r->o->bench);
 	emit_phase(r, limit, "%s: timing candidate", label);
-	st = set_prepare(r, &c.cs, &c.pb, c.in, &r->cand, 1);
+	st = set_prepare(r, &c.cs, &c, &r->cand, 1);
 	if (!st)
 		st = time_program(r, &r->cand, &c.cs, &c.pb, &br);
 	if (st) {
@@ -2019,6 +2139,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	r.o = o;
 	r.ev = ev;
 	r.t0 = now_seconds();
+	r.cache = cache;
 	/* A task whose reference is slow at its largest perf row says so ([task] launch_limit); a
 	 * smaller limit on the command line is raised to it, or that row could never be timed. */
 	r.launch_limit_s = o->launch_limit_s > t->launch_limit_s ? o->launch_limit_s : t->launch_limit_s;
@@ -2047,6 +2168,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	if (sticky)
 		*sticky = r.sticky;
 	nvml_close(r.nvml);
+	devgen_close(r.devgen);
 	if (r.gpu)
 		gpu_close(r.gpu);
 	return st;

@@ -500,7 +500,7 @@ static void special_table(enum dtype dt, double *t)
 }
 
 /* The largest value of a float dtype below hi (rounding to nearest can reach hi itself). */
-static double largest_below(enum dtype dt, double hi)
+double gen_largest_below(enum dtype dt, double hi)
 {
 	unsigned char tmp[8];
 	double r;
@@ -786,7 +786,7 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 	c.key2 = kbx_subseed(key, 1);
 	special_table(dt, c.special);
 	if (g->kind == GEN_UNIFORM && dtype_is_float(dt))
-		c.below_hi = largest_below(dt, g->b);
+		c.below_hi = gen_largest_below(dt, g->b);
 	parallel_for(n, 1 << 16, fill_range_cb, &c);
 	return KBX_OK;
 }

@@ -63,6 +63,10 @@ enum kbx_status gen_check(const struct gen_spec *g, enum dtype dt, const long lo
 
 uint64_t gen_key(uint64_t seed, const char *task_id, const char *case_name, const char *arg);
 
+/* The largest value of float dtype dt below hi: what uniform(a, hi) stores where rounding to
+ * dt would reach hi itself (devgen.c draws the same way). */
+double gen_largest_below(enum dtype dt, double hi);
+
 /* Fill n elements of dtype dt at host memory dst. shape/ndim matter for spd and diagdom
  * (per trailing square matrix, n must be the product of shape); they are ignored by the
  * elementwise generators. A c64 buffer is filled as 2n floats (real, imaginary, ...): element

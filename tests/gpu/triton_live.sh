@@ -38,7 +38,10 @@ def gelu_kernel(x_ptr, y_ptr, n, approximate, BLOCK: tl.constexpr):
     y = tl.where(approximate != 0, tanh_y, erf_y)
     tl.store(y_ptr + offs, y, mask=mask)
 
-n = 1 << 20
+# Triton specialises a launch on its integer arguments (n divisible by 16 gets a kernel that
+# assumes it, and that kernel writes past the end of other sizes: kbx's guard zones catch it);
+# an odd n gives the general kernel, the one that is a candidate for every case
+n = (1 << 20) + 1
 x = torch.randn(n, device="cuda")
 y = torch.empty_like(x)
 gelu_kernel[(triton.cdiv(n, 1024),)](x, y, n, 0, BLOCK=1024)

@@ -1,0 +1,167 @@
+/*
+ * Tests for core/devgen.c: the GPU input generator compiles (NVRTC, no GPU needed) without a
+ * warning, covers the generators it says it does, and, where a CUDA device is present, draws
+ * what the host draws (inputs.c gen_fill) and finds a modified element.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/devgen.h"
+#include "core/gpu.h"
+#include "core/nvrtc.h"
+
+#ifndef KBX_SRCDIR
+#define KBX_SRCDIR "."
+#endif
+
+static char kbx_include[4096];
+
+static int setup(void **state)
+{
+	const char *s = getenv("KBX_SRCDIR");
+
+	(void)state;
+	snprintf(kbx_include, sizeof(kbx_include), "%s/tasks/include", s && *s ? s : KBX_SRCDIR);
+	return 0;
+}
+
+static int compile(int arch, struct nvrtc_output *out)
+{
+	if (nvrtc_compile(devgen_source(), "kbx_devgen.cu", arch, NULL, kbx_include, out))
+		fail_msg("nvrtc_compile: %s", kbx_last_error());
+	if (!out->ok)
+		fail_msg("the generator does not compile for sm_%d:\n%s", arch, out->log ? out->log : "");
+	for (int i = 0; i < out->ndiags; i++)
+		fail_msg("sm_%d: %s line %d: %s", arch, out->diags[i].severity, out->diags[i].line, out->diags[i].message);
+	return 0;
+}
+
+static void test_compiles(void **state)
+{
+	struct nvrtc_output out;
+
+	(void)state;
+	if (!nvrtc_built())
+		skip();
+	compile(90, &out);
+	nvrtc_output_free(&out);
+	compile(80, &out);
+	nvrtc_output_free(&out);
+}
+
+static void test_supports(void **state)
+{
+	static const char *const yes[] = { "randn", "randn * 3", "uniform(0, 1)", "outlier(0.001, 10)", "randint(0, 7)",
+					   "bool(0.5)", "zeros", "ones", "full(2.5)", "arange(1, 0.5)" };
+	static const char *const no[] = { "values(1, 2, 3)", "special", "spd", "diagdom(2)" };
+	struct gen_spec g;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (gen_parse(yes[i], &g))
+			fail_msg("%s: %s", yes[i], kbx_last_error());
+		assert_true(devgen_supports(&g, DT_F32));
+		assert_true(devgen_supports(&g, DT_BF16));
+		gen_spec_free(&g);
+	}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		if (gen_parse(no[i], &g))
+			fail_msg("%s: %s", no[i], kbx_last_error());
+		assert_false(devgen_supports(&g, DT_F32));
+		gen_spec_free(&g);
+	}
+}
+
+/* On a GPU: every supported generator x dtype, device against host, bit for bit (randn and
+ * outlier in f32 or wider may differ in the last bit of a rare element: at most 1 in 2^20 here),
+ * and devgen_check sees one changed element. */
+static void test_device_matches_host(void **state)
+{
+	static const char *const gens[] = { "randn", "randn * -0.01", "uniform(-2, 3)", "uniform(0, 1)", "outlier(0.01, 10)",
+					    "randint(-5, 9)", "bool(0.3)", "zeros", "ones", "full(-1.25)", "arange(-3, 0.25)" };
+	static const enum dtype dts[] = { DT_F32, DT_F64, DT_F16, DT_BF16, DT_C64, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64,
+					  DT_BOOL };
+	const size_t n = (1 << 20) + 3;
+	struct nvrtc_output out;
+	struct gpu *g = NULL;
+	struct devgen *d = NULL;
+	int count = 0;
+
+	(void)state;
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
+	if (devgen_open(g, out.cubin, &d))
+		fail_msg("devgen_open: %s", kbx_last_error());
+	nvrtc_output_free(&out);
+	for (size_t gi = 0; gi < sizeof(gens) / sizeof(gens[0]); gi++) {
+		for (size_t di = 0; di < sizeof(dts) / sizeof(dts[0]); di++) {
+			struct gen_spec spec;
+			size_t bytes = n * dtype_size(dts[di]), es = dtype_size(dts[di]) / (size_t)dtype_components(dts[di]);
+			unsigned char *host = malloc(bytes), *dev = malloc(bytes);
+			uint64_t key = 0x1234567890abcdefULL + gi * 131 + di;
+			size_t diff = 0, i;
+			gpu_ptr buf;
+			int differs = -1;
+
+			assert_non_null(host);
+			assert_non_null(dev);
+			assert_int_equal(gen_parse(gens[gi], &spec), KBX_OK);
+			if (gen_check(&spec, dts[di], NULL, 0) != KBX_OK) {
+				gen_spec_free(&spec);
+				free(host);
+				free(dev);
+				continue;
+			}
+			assert_int_equal(gen_fill(&spec, dts[di], host, n, NULL, 0, key), KBX_OK);
+			assert_int_equal(gpu_alloc(g, bytes, &buf), KBX_OK);
+			assert_int_equal(devgen_fill(d, &spec, dts[di], buf, n, key), KBX_OK);
+			assert_int_equal(gpu_download(g, dev, buf, bytes), KBX_OK);
+			for (i = 0; i < bytes / es; i++)
+				diff += memcmp(host + i * es, dev + i * es, es) != 0;
+			if (spec.kind == GEN_RANDN || spec.kind == GEN_OUTLIER) {
+				if (diff > bytes / es / (1 << 20) + 1)
+					fail_msg("%s as %s: %zu of %zu elements differ from the host's", gens[gi],
+						 dtype_name(dts[di]), diff, bytes / es);
+			} else if (diff) {
+				fail_msg("%s as %s: %zu of %zu elements differ from the host's", gens[gi], dtype_name(dts[di]),
+					 diff, bytes / es);
+			}
+			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, key, &differs), KBX_OK);
+			assert_int_equal(differs, 0);
+			/* one element changed, near the end */
+			dev[bytes - es] ^= 0x5A;
+			assert_int_equal(gpu_upload(g, buf, dev, bytes), KBX_OK);
+			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, key, &differs), KBX_OK);
+			assert_int_equal(differs, 1);
+			gpu_free(g, buf);
+			gen_spec_free(&spec);
+			free(host);
+			free(dev);
+			count++;
+		}
+	}
+	print_message("device and host generators agree on %d generator x dtype pairs\n", count);
+	devgen_close(d);
+	gpu_close(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compiles),
+		cmocka_unit_test(test_supports),
+		cmocka_unit_test(test_device_matches_host),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
