@@ -13,8 +13,8 @@ const char cli_timing_usage[] =
 	"                         --rsd, after --min-samples and --min-time, at most --max-time\n"
 	"  --rsd PCT              noise mode's target in percent (default 0.5)\n"
 	"  --min-samples N        noise mode: at least N samples (default 10)\n"
-	"  --min-time MS          noise mode: at least MS of timed calls (default 10)\n"
-	"  --max-time MS          noise mode: stop here whatever the noise (default 1000)\n"
+	"  --min-time MS          noise mode: time for at least MS (default 10)\n"
+	"  --max-time MS          noise mode: stop after MS whatever the noise (default 1000)\n"
 	"  --hide-latency         queue each batch of calls behind a spinning kernel, so that the\n"
 	"                         host's launch overhead never shows in the events (tiny kernels)\n";
 

@@ -12,7 +12,7 @@
  *                 rep_ms worth of calls (capped at 100000), all enqueued before one sync.
  *   BENCH_NOISE   the same estimate and warm-up, then batches until the samples' relative
  *                 standard deviation is at most rsd_target, with at least min_samples samples
- *                 and min_ms of timed calls; at max_ms (the cap) it stops whatever the noise,
+ *                 and min_ms spent timing; at max_ms (the cap) it stops whatever the noise,
  *                 and says so (stop = "cap").
  *
  * hide_latency (either mode): each batch of repetitions (64 at first) is queued behind a kernel that spins
@@ -38,7 +38,8 @@ struct bench_options {
 	int max_rep;                  /* BENCH_FIXED cap, 100000 */
 	double rsd_target;            /* BENCH_NOISE: e.g. 0.005 for 0.5 % */
 	int min_samples;              /* BENCH_NOISE, default 10 */
-	double min_ms, max_ms;        /* BENCH_NOISE: timed-call time before stopping may, must */
+	double min_ms, max_ms;        /* BENCH_NOISE: time spent timing (host clock, flushes and
+	                               * syncs included) before it may stop, and when it must */
 	int hide_latency;
 };
 
@@ -77,8 +78,8 @@ double bench_budget_s(const struct bench_options *o);
 /* The number of repetitions do_bench would time for a per-call estimate of est_ms: rep_ms /
  * est_ms, at least 1 and at most cap (exposed for tests). */
 int bench_fixed_count(double rep_ms, double est_ms, int cap);
-/* Whether BENCH_NOISE stops after n samples with relative standard deviation rsd and timed_ms
- * of timed calls; *why gets "noise" or "cap" when it does (exposed for tests). */
-int bench_noise_done(const struct bench_options *o, int n, double rsd, double timed_ms, const char **why);
+/* Whether BENCH_NOISE stops after n samples with relative standard deviation rsd and elapsed_ms
+ * spent timing; *why gets "noise" or "cap" when it does (exposed for tests). */
+int bench_noise_done(const struct bench_options *o, int n, double rsd, double elapsed_ms, const char **why);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "old_schemas.h"
+
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -322,30 +324,9 @@ static void test_newer_schema_refused(void **state)
  * a history written by an older kbx, with a few runs, cases, perf rows and a cache entry.
  */
 static const char schema_v1[] =
-	"CREATE TABLE runs ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, category TEXT NOT NULL, gpu TEXT,"
-	"  driver_version INTEGER, source TEXT, source_hash TEXT, source_path TEXT, compile_options TEXT,"
-	"  verdict TEXT NOT NULL, warnings TEXT, message TEXT, seed INTEGER, speedup_golden REAL,"
-	"  speedup_ref REAL, cand_ms REAL, ref_ms REAL, created_at REAL NOT NULL, summary_json TEXT);"
-	"CREATE INDEX runs_category_time ON runs(category, created_at);"
-	"CREATE INDEX runs_task_time ON runs(task_id, created_at);"
-	"CREATE INDEX runs_time ON runs(created_at);"
-	"CREATE INDEX runs_source_hash ON runs(source_hash);"
-	"CREATE TABLE case_results ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,"
-	"  name TEXT NOT NULL, verdict TEXT NOT NULL, max_abs REAL, max_rel REAL, max_ulp REAL,"
-	"  mismatches INTEGER, detail_json TEXT, PRIMARY KEY (run_id, idx));"
-	"CREATE TABLE perf_rows ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, \"row\" INTEGER NOT NULL,"
-	"  input_size TEXT, cand_ms REAL, cand_p20 REAL, cand_p80 REAL, cand_min REAL, cand_n INTEGER,"
-	"  ref_ms REAL, golden_ms REAL, gbps REAL, tflops REAL, PRIMARY KEY (run_id, \"row\"));"
-	"CREATE TABLE compile_cache ("
-	"  key TEXT PRIMARY KEY NOT NULL, arch TEXT, options TEXT, image BLOB NOT NULL, log TEXT,"
-	"  created_at REAL NOT NULL);"
-	"CREATE INDEX compile_cache_time ON compile_cache(created_at);";
+	OLD_SCHEMA_V1;
 static const char schema_v2[] =
-	"CREATE INDEX runs_category_summary ON runs(category, task_id, verdict, created_at, speedup_golden, speedup_ref);"
-	"CREATE INDEX runs_task_summary ON runs(task_id, created_at, verdict, speedup_golden, speedup_ref, category);";
+	OLD_SCHEMA_V2_STEP;
 static const char old_rows[] =
 	"INSERT INTO runs (task_id, category, gpu, verdict, seed, source, source_hash, created_at) VALUES"
 	" ('Math/add', 'Math', 'NVIDIA H200', 'pass', 7, 'src a', 'aa', 100.5),"

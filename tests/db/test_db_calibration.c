@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "old_schemas.h"
+
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,31 +236,7 @@ static void test_find_at(void **state)
 
 /* The schema as kbx shipped it at version 3, frozen here (never regenerated from db.c). */
 static const char schema_v3[] =
-	"CREATE TABLE runs ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, category TEXT NOT NULL, gpu TEXT,"
-	"  driver_version INTEGER, source TEXT, source_hash TEXT, source_path TEXT, compile_options TEXT,"
-	"  verdict TEXT NOT NULL, warnings TEXT, message TEXT, seed INTEGER, speedup_golden REAL,"
-	"  speedup_ref REAL, cand_ms REAL, ref_ms REAL, created_at REAL NOT NULL, summary_json TEXT,"
-	"  device INTEGER, eval TEXT, origin TEXT, uid TEXT);"
-	"CREATE INDEX runs_category_time ON runs(category, created_at);"
-	"CREATE INDEX runs_task_time ON runs(task_id, created_at);"
-	"CREATE INDEX runs_time ON runs(created_at);"
-	"CREATE INDEX runs_source_hash ON runs(source_hash);"
-	"CREATE TABLE case_results ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,"
-	"  name TEXT NOT NULL, verdict TEXT NOT NULL, max_abs REAL, max_rel REAL, max_ulp REAL,"
-	"  mismatches INTEGER, detail_json TEXT, PRIMARY KEY (run_id, idx));"
-	"CREATE TABLE perf_rows ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, \"row\" INTEGER NOT NULL,"
-	"  input_size TEXT, cand_ms REAL, cand_p20 REAL, cand_p80 REAL, cand_min REAL, cand_n INTEGER,"
-	"  ref_ms REAL, golden_ms REAL, gbps REAL, tflops REAL, PRIMARY KEY (run_id, \"row\"));"
-	"CREATE TABLE compile_cache ("
-	"  key TEXT PRIMARY KEY NOT NULL, arch TEXT, options TEXT, image BLOB NOT NULL, log TEXT,"
-	"  created_at REAL NOT NULL);"
-	"CREATE INDEX compile_cache_time ON compile_cache(created_at);"
-	"CREATE INDEX runs_category_summary ON runs(category, task_id, verdict, created_at, speedup_golden, speedup_ref);"
-	"CREATE INDEX runs_task_summary ON runs(task_id, created_at, verdict, speedup_golden, speedup_ref, category);"
-	"CREATE UNIQUE INDEX runs_uid ON runs(uid);"
+	OLD_SCHEMA_V1 OLD_SCHEMA_V2_STEP OLD_SCHEMA_V3_STEP
 	"INSERT INTO runs (task_id, category, gpu, verdict, seed, created_at, device, uid) VALUES"
 	" ('Math/add', 'Math', 'NVIDIA H200', 'pass', 7, 100.5, 0, '0123456789abcdef0123456789abcdef');"
 	"INSERT INTO perf_rows (run_id, \"row\", cand_ms, cand_n, gbps) VALUES (1, 0, 0.5, 10, 3000);"

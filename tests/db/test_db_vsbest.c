@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "old_schemas.h"
+
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -579,40 +581,11 @@ static void test_for_runs(void **state)
  * db.c), with two timed runs of gelu on an H200 and the second 20% faster.
  */
 static const char schema_v2[] =
-	"CREATE TABLE runs ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, category TEXT NOT NULL, gpu TEXT,"
-	"  driver_version INTEGER, source TEXT, source_hash TEXT, source_path TEXT, compile_options TEXT,"
-	"  verdict TEXT NOT NULL, warnings TEXT, message TEXT, seed INTEGER, speedup_golden REAL,"
-	"  speedup_ref REAL, cand_ms REAL, ref_ms REAL, created_at REAL NOT NULL, summary_json TEXT);"
-	"CREATE INDEX runs_category_time ON runs(category, created_at);"
-	"CREATE INDEX runs_task_time ON runs(task_id, created_at);"
-	"CREATE INDEX runs_time ON runs(created_at);"
-	"CREATE INDEX runs_source_hash ON runs(source_hash);"
-	"CREATE TABLE case_results ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,"
-	"  name TEXT NOT NULL, verdict TEXT NOT NULL, max_abs REAL, max_rel REAL, max_ulp REAL,"
-	"  mismatches INTEGER, detail_json TEXT, PRIMARY KEY (run_id, idx));"
-	"CREATE TABLE perf_rows ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, \"row\" INTEGER NOT NULL,"
-	"  input_size TEXT, cand_ms REAL, cand_p20 REAL, cand_p80 REAL, cand_min REAL, cand_n INTEGER,"
-	"  ref_ms REAL, golden_ms REAL, gbps REAL, tflops REAL, PRIMARY KEY (run_id, \"row\"));"
-	"CREATE TABLE compile_cache ("
-	"  key TEXT PRIMARY KEY NOT NULL, arch TEXT, options TEXT, image BLOB NOT NULL, log TEXT,"
-	"  created_at REAL NOT NULL);"
-	"CREATE INDEX compile_cache_time ON compile_cache(created_at);"
-	"CREATE INDEX runs_category_summary ON runs(category, task_id, verdict, created_at, speedup_golden, speedup_ref);"
-	"CREATE INDEX runs_task_summary ON runs(task_id, created_at, verdict, speedup_golden, speedup_ref, category);";
+	OLD_SCHEMA_V1 OLD_SCHEMA_V2_STEP;
 static const char schema_v3[] =
-	"ALTER TABLE runs ADD COLUMN device INTEGER;"
-	"ALTER TABLE runs ADD COLUMN eval TEXT;"
-	"ALTER TABLE runs ADD COLUMN origin TEXT;"
-	"ALTER TABLE runs ADD COLUMN uid TEXT;"
-	"CREATE UNIQUE INDEX runs_uid ON runs(uid);";
+	OLD_SCHEMA_V3_STEP;
 static const char schema_v4[] =
-	"CREATE TABLE calibration (gpu_uuid TEXT NOT NULL, gpu_name TEXT NOT NULL, copy_gbps REAL, fma_tflops REAL,"
-	"  tensor_tflops REAL, peak_gbps REAL, measured_at REAL NOT NULL, kbx_version TEXT,"
-	"  PRIMARY KEY (gpu_uuid, gpu_name));"
-	"CREATE INDEX calibration_name ON calibration(gpu_name, measured_at);";
+	OLD_SCHEMA_V4_STEP;
 static const char old_runs[] =
 	"INSERT INTO runs (task_id, category, gpu, verdict, seed, created_at, uid) VALUES"
 	" ('Activation/gelu', 'Activation', 'NVIDIA H200', 'pass', 1, 100, '0123456789abcdef0123456789abcdef'),"

@@ -2,23 +2,14 @@
 # GPU test of `kbx doctor --calibrate`: the three figures are plausible (positive, the copy below
 # 1.1 x the theoretical bandwidth), they are stored and shown by `kbx doctor`, and `kbx run`
 # reports each perf row as a fraction of them. Skips (77) without a CUDA device.
-builddir=${KBX_BUILDDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 fail=0
 n=0
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 
-if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
-	echo "SKIP: no CUDA device"
-	cat "$tmp/doctor"
-	exit 77
-fi
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
+need_gpu
 
 if "$kbx" doctor --calibrate --device "${KBX_GPU_DEVICE:-0}" >"$tmp/cal" 2>&1; then
 	ok "doctor --calibrate"

@@ -2,19 +2,9 @@
 # GPU tests: every reference passes every case; every example gets the verdict its first line
 # announces. The planted bugs live in tests/adversarial/ (its gpu.sh). Skips (77) without a CUDA
 # device.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
-if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
-	echo "SKIP: no CUDA device"
-	cat "$tmp/doctor"
-	exit 77
-fi
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
+need_gpu
 
 fail=0
 

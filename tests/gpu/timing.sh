@@ -3,18 +3,9 @@
 # reference timed once when it is the candidate. Functional checks only (what was run, how it
 # stopped, that samples exist), never how fast: speed is bench/'s business. Skips (77) without
 # a CUDA device.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
-if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
-	echo "SKIP: no CUDA device"
-	exit 77
-fi
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read --json"; exit 77; }
+need_gpu
 fail=0
 
 # check NAME JSON PYTHON-EXPRESSION: the expression over `d` (the document) and `p` (its perf

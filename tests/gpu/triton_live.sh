@@ -4,17 +4,9 @@
 # cache entry is verified and timed by `kbx run gelu --triton ENTRY`. The fixtures of
 # tests/cli/triton.sh were compiled elsewhere; this is the live path. Skips (77) without a CUDA
 # device or without python3 with torch and triton.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
-if ! "$kbx" doctor >"$tmp/doctor" 2>&1 || ! grep -q '^gpu  *ok' "$tmp/doctor"; then
-	echo "SKIP: no CUDA device"
-	exit 77
-fi
+need_gpu
 if ! python3 -c 'import torch, triton; assert torch.cuda.is_available()' 2>/dev/null; then
 	echo "SKIP: python3 with torch (CUDA) and triton needed"
 	exit 77
