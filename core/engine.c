@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "abi.h"
 #include "devgen.h"
 #include "golden.h"
 #include "gpu.h"
@@ -253,24 +254,12 @@ static int check_launch_names(const struct task *t, const struct kernel_spec *sp
 	return 0;
 }
 
-static size_t arg_size(const struct task *t, const struct launch_arg *a)
-{
-	const struct task_arg *ta;
-
-	if (!a->name)
-		return dtype_size(a->cast);
-	ta = task_find_arg(t, a->name);
-	if (ta && ta->dir == ARG_SCALAR)
-		return dtype_size(ta->dtype);
-	return sizeof(gpu_ptr);
-}
-
-/* Load the module and check each kernel's parameters against its launch line. Returns a
+/* Load the module and check each kernel's parameters against its launch line (abi.h). Returns a
  * verdict-worthy message in `why` (abi_error) or a kbx error. */
 static enum kbx_status bind_program(struct run *r, struct program *p, const void *image, char *why, size_t whylen)
 {
 	enum kbx_status st;
-	int i, j;
+	int i;
 
 	*why = '\0';
 	st = gpu_module_load(r->gpu, image, &p->mod);
@@ -285,8 +274,7 @@ static enum kbx_status bind_program(struct run *r, struct program *p, const void
 		int count = 0;
 
 		if (gpu_module_function(r->gpu, p->mod, l->kernel, &p->fns[i])) {
-			snprintf(why, whylen, "line %d: the launch names kernel '%s' but the source defines no extern \"C\" __global__ function of that name",
-				 l->line, l->kernel);
+			abi_no_kernel(l, why, whylen);
 			return KBX_OK;
 		}
 		st = gpu_function_params(r->gpu, p->fns[i], &count, sizes, 64);
@@ -294,21 +282,8 @@ static enum kbx_status bind_program(struct run *r, struct program *p, const void
 			continue;  /* driver without cuFuncGetParamInfo: no ABI check */
 		if (st)
 			return st;
-		if (count != l->nargs) {
-			snprintf(why, whylen, "line %d: kernel '%s' takes %d parameters but the launch passes %d",
-				 l->line, l->kernel, count, l->nargs);
+		if (abi_launch_mismatch(r->t, l, count, sizes, why, whylen))
 			return KBX_OK;
-		}
-		for (j = 0; j < count && j < 64; j++) {
-			size_t want = arg_size(r->t, &l->args[j]);
-
-			if (sizes[j] != want) {
-				snprintf(why, whylen, "line %d: kernel '%s' parameter %d ('%s') is %zu bytes but the launch passes %zu bytes",
-					 l->line, l->kernel, j + 1, l->args[j].name ? l->args[j].name : l->args[j].expr,
-					 sizes[j], want);
-				return KBX_OK;
-			}
-		}
 	}
 	return KBX_OK;
 }
@@ -1954,6 +1929,18 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	 * second timing would only measure the same code twice. */
 	r->ref_is_cand = !r->o->triton_dir && cimg && rimg && csz == rsz && !memcmp(cimg, rimg, csz);
 	if (!r->gpu) {
+		if (!r->o->triton_dir) {
+			abi_check_image(t, &r->ref.spec, rimg, rsz, why, sizeof(why));
+			if (why[0]) {
+				st = kbx_error(KBX_EINVAL, "the reference of '%s': %s", t->id, why);
+				goto out;
+			}
+			abi_check_image(t, &r->cand.spec, cimg, csz, why, sizeof(why));
+			if (why[0]) {
+				finish(r, V_ABI_ERROR, "%s", why);
+				goto out;
+			}
+		}
 		finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", cc.arch);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "core/golden.h"
 #include "core/launch.h"
 #include "core/nvrtc.h"
@@ -22,6 +23,7 @@
 #include "core/util.h"
 
 static struct catalogue cat;
+static int checked_abi;     /* sources whose launches were checked against their compiled kernels */
 static char **gpus;
 static int ngpus;
 
@@ -141,7 +143,7 @@ static int compile_one(const struct task *t, const char *path, int is_example)
 	struct nvrtc_output out;
 	char *src, inc[4096];
 	size_t len;
-	int bad = 0;
+	int bad = 0, have_spec = 0;
 
 	if (read_file(path, &src, &len) != KBX_OK) {
 		fprintf(stderr, "%s\n", kbx_last_error());
@@ -152,7 +154,7 @@ static int compile_one(const struct task *t, const char *path, int is_example)
 		bad++;
 	} else {
 		bad += names_known(t, &spec, path);
-		kernel_spec_free(&spec);
+		have_spec = 1;
 	}
 	if (is_example && !strstr(src, "// @kbx expect ")) {
 		fprintf(stderr, "%s: no '// @kbx expect VERDICT' line\n", path);
@@ -172,9 +174,24 @@ static int compile_one(const struct task *t, const char *path, int is_example)
 					out.log ? out.log : "");
 				bad++;
 			}
+			/* Launch lines against the compiled kernels' parameters (abi.h, no GPU needed):
+			 * an example that expects abi_error must disagree, every other source agree. */
+			if (out.ok && have_spec) {
+				int want_abi = is_example && strstr(src, "// @kbx expect abi_error");
+				char why[512];
+
+				abi_check_image(t, &spec, out.cubin, out.cubin_size, why, sizeof(why));
+				if (!!why[0] != !!want_abi) {
+					fprintf(stderr, "%s: %s\n", path, why[0] ? why : "agrees with its kernels but expects abi_error");
+					bad++;
+				}
+				checked_abi++;
+			}
 			nvrtc_output_free(&out);
 		}
 	}
+	if (have_spec)
+		kernel_spec_free(&spec);
 	free(src);
 	return bad;
 }
@@ -192,7 +209,8 @@ static void test_sources_compile(void **state)
 		for (j = 0; j < t->nexamples; j++, n++)
 			bad += compile_one(t, t->examples[j], 1);
 	}
-	fprintf(stderr, "%d sources checked%s\n", n, nvrtc_built() ? " and compiled with NVRTC" : " (NVRTC not built)");
+	fprintf(stderr, "%d sources checked%s; %d launch sets checked against their kernels' parameters\n", n,
+		nvrtc_built() ? " and compiled with NVRTC" : " (NVRTC not built)", checked_abi);
 	assert_int_equal(bad, 0);
 }
 
