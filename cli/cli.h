@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../core/bench.h"
+#include "../core/engine.h"
 #include "../core/events.h"
 #include "../core/task.h"
 
@@ -58,6 +59,10 @@ extern const char cli_timing_usage[];
 int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *bad);
 /* Consistency of the options together; prints and returns 2 when they disagree, else 0. */
 int cli_timing_check(const struct bench_options *b);
+
+/* The compile cache of the history db (engine.h), for the engine's use (cmd_run.c). */
+struct db;
+struct compile_cache cli_compile_cache(struct db *db);
 
 /* Human-readable run output on `out` (print.c). */
 struct text_printer {

@@ -2,6 +2,7 @@
  * kbx eval SOURCE --out DIR: evaluate many candidates (core/eval.h), one worker per GPU.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "../core/eval.h"
+#include "../core/gpu.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
@@ -150,6 +152,64 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	out->seconds = now_seconds() - t0;
 }
 
+/*
+ * Compiling ahead: while the GPU runs one item, a thread compiles the items after it into the
+ * history's compile cache (engine_precompile: the same key as the worker's), so that each worker
+ * finds its candidate compiled and NVRTC's time leaves the GPU's critical path. The worker
+ * still compiles whatever the thread has not reached; a failure here only means a cache miss.
+ */
+struct precompile {
+	pthread_t tid;
+	int started;
+	int stop;                       /* set (atomically) when the evaluation has ended */
+	struct eval_item **items;
+	int n, arch;
+	const char *db_path, *tasks_root;
+};
+
+static void *precompile_main(void *arg)
+{
+	struct precompile *p = arg;
+	struct compile_cache cache;
+	struct db *db = NULL;
+	int i;
+
+	if (db_open(p->db_path, &db) != KBX_OK)
+		return NULL;
+	cache = cli_compile_cache(db);
+	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++)
+		if (p->items[i]->task_id && p->items[i]->source)
+			engine_precompile(p->items[i]->source, p->items[i]->source_name, p->arch, p->tasks_root, &cache);
+	db_close(db);
+	return NULL;
+}
+
+static void precompile_start(struct precompile *p, struct eval_item **items, int n, int ordinal, const char *db_path,
+			     const char *tasks_root)
+{
+	struct gpu_info info;
+	int count = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!db_path || n < 2)
+		return;
+	p->items = items;
+	p->n = n;
+	p->db_path = db_path;
+	p->tasks_root = tasks_root;
+	/* the worker's architecture: its device's, or sm_90 without one (engine.c) */
+	p->arch = gpu_probe(ordinal, &info, &count) == KBX_OK ? info.cc_major * 10 + info.cc_minor : 90;
+	p->started = pthread_create(&p->tid, NULL, precompile_main, p) == 0;
+}
+
+static void precompile_stop(struct precompile *p)
+{
+	if (!p->started)
+		return;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(p->tid, NULL);
+}
+
 static void progress_bar(struct eval_ctx *ctx, int finished, int total)
 {
 	int width = 30, fill = total ? finished * width / total : width, i;
@@ -205,6 +265,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct eval_ctx ctx;
+	struct precompile pre;
 	struct worker_request req;
 	struct eval_item *items = NULL, **todo = NULL;
 	struct eval_record *recs = NULL, *done_recs = NULL;
@@ -285,7 +346,9 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		}
 	}
 	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
+	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, req.tasks_root);
 	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);
+	precompile_stop(&pre);
 	fclose(ctx.progress);
 	for (i = 0; i < ngpus; i++)
 		db_close(ctx.dbs[i]);

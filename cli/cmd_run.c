@@ -330,6 +330,13 @@ static void cache_put(void *ctx, const char *key, const char *arch, const char *
 	db_cache_put(ctx, key, arch, options, image, size, log);
 }
 
+struct compile_cache cli_compile_cache(struct db *db)
+{
+	struct compile_cache c = { db, cache_get, cache_put };
+
+	return c;
+}
+
 /* {"op":"calibrate"}: measure the device, answer with a calibration event, then done. */
 static int worker_calibrate_side(const struct worker_request *req, const struct run_events *ev)
 {
@@ -374,7 +381,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct worker_request req;
 	struct engine_options o;
-	struct compile_cache cache = { NULL, cache_get, cache_put };
+	struct compile_cache cache = cli_compile_cache(NULL);
 	struct run_events ev = events_json_writer(stdout), annotated;
 	struct calibrate_annotator ann = { &ev, NULL, 0 };
 	struct calibration cal;

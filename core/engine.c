@@ -154,11 +154,12 @@ static int device_arch(const struct run *r)
 	return r->gpu ? r->info.cc_major * 10 + r->info.cc_minor : 90;
 }
 
-static enum kbx_status compile_source(struct run *r, const char *src, const char *name,
-				      const struct compile_cache *cache, struct compile_result *cr,
-				      void **image, size_t *image_size)
+/* NVRTC through the compile cache, keyed by the options, NVRTC's version, the architecture and
+ * the source. `before` (may be NULL) is called just before NVRTC runs, on a cache miss. */
+static enum kbx_status compile_cached(const char *src, const char *name, int arch, const char *tasks_root,
+				      const struct compile_cache *cache, void (*before)(void *ctx, const char *name),
+				      void *before_ctx, struct compile_result *cr, void **image, size_t *image_size)
 {
-	int arch = device_arch(r);
 	char kbx_include[4096], key[65];
 	char *options, *keysrc;
 	struct nvrtc_output out;
@@ -166,7 +167,7 @@ static enum kbx_status compile_source(struct run *r, const char *src, const char
 	enum kbx_status st;
 	int i;
 
-	snprintf(kbx_include, sizeof(kbx_include), "%s/include", r->o->tasks_root);
+	snprintf(kbx_include, sizeof(kbx_include), "%s/include", tasks_root);
 	options = nvrtc_options_string(arch, nvrtc_cuda_include(), kbx_include);
 	keysrc = xasprintf("%s\n--\n%s\n--\nsm_%d\n--\n%s", options, nvrtc_version(), arch, src);
 	sha256_hex(keysrc, strlen(keysrc), key);
@@ -184,7 +185,8 @@ static enum kbx_status compile_source(struct run *r, const char *src, const char
 			cr->log = xstrdup("");
 		return KBX_OK;
 	}
-	emit_phase(r, r->o->compile_limit_s, "compile %s", name);
+	if (before)
+		before(before_ctx, name);
 	st = nvrtc_compile(src, name, arch, nvrtc_cuda_include(), kbx_include, &out);
 	if (st)
 		return st;
@@ -209,6 +211,34 @@ static enum kbx_status compile_source(struct run *r, const char *src, const char
 	}
 	nvrtc_output_free(&out);
 	return KBX_OK;
+}
+
+static void compile_phase(void *ctx, const char *name)
+{
+	struct run *r = ctx;
+
+	emit_phase(r, r->o->compile_limit_s, "compile %s", name);
+}
+
+static enum kbx_status compile_source(struct run *r, const char *src, const char *name,
+				      const struct compile_cache *cache, struct compile_result *cr,
+				      void **image, size_t *image_size)
+{
+	return compile_cached(src, name, device_arch(r), r->o->tasks_root, cache, compile_phase, r, cr, image,
+			      image_size);
+}
+
+enum kbx_status engine_precompile(const char *src, const char *name, int arch, const char *tasks_root,
+				  const struct compile_cache *cache)
+{
+	struct compile_result cr;
+	void *image = NULL;
+	size_t size = 0;
+	enum kbx_status st = compile_cached(src, name, arch, tasks_root, cache, NULL, NULL, &cr, &image, &size);
+
+	free(image);
+	compile_result_free(&cr);
+	return st;
 }
 
 static void add_diag(struct compile_result *cr, int line, int col, const char *msg)

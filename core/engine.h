@@ -62,6 +62,12 @@ struct compile_cache {
 		    const void *image, size_t size, const char *log);
 };
 
+/* Compile src for sm_<arch> into the cache exactly as a run would (same key), unless it is there
+ * already; nothing else. `kbx eval` compiles the next items on the CPU this way while the GPU runs
+ * the current one, so that its worker finds them compiled. */
+enum kbx_status engine_precompile(const char *src, const char *name, int arch, const char *tasks_root,
+				  const struct compile_cache *cache);
+
 /* Run `source` (named `source_name` in diagnostics) as a candidate for task t. Returns KBX_OK
  * when the run reached a verdict (reported through ev->done), an error only when kbx itself
  * failed. *sticky is set when the CUDA context is poisoned (the worker must exit). */
