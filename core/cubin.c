@@ -91,11 +91,13 @@ enum kbx_status cubin_kernel_params(const void *image, size_t size, const char *
 	struct elf e;
 	uint64_t off, len, i;
 	enum kbx_status st;
+	unsigned char seen[MAX_PARAMS];
 	int n = 0, records = 0;
 
 	*count = 0;
 	if (max > 0)
 		memset(sizes, 0, (size_t)max * sizeof(*sizes));
+	memset(seen, 0, sizeof(seen));
 	if ((st = elf_open(image, size, &e)))
 		return st;
 	if (!find_section(&e, ".text.", name, &off, &len))
@@ -124,8 +126,10 @@ enum kbx_status cubin_kernel_params(const void *image, size_t size, const char *
 				return kbx_error(KBX_EPARSE, "'.nv.info.%s': short parameter record", name);
 			ordinal = rd16(r + 8);
 			psize = rd32(r + 12) >> 18;
-			if (ordinal >= MAX_PARAMS)
-				return kbx_error(KBX_EPARSE, "'.nv.info.%s': parameter ordinal %u", name, ordinal);
+			if (ordinal >= MAX_PARAMS || seen[ordinal])
+				return kbx_error(KBX_EPARSE, "'.nv.info.%s': parameter ordinal %u out of range or twice", name,
+						 ordinal);
+			seen[ordinal] = 1;
 			if ((int)ordinal >= n)
 				n = (int)ordinal + 1;
 			records++;
@@ -134,7 +138,7 @@ enum kbx_status cubin_kernel_params(const void *image, size_t size, const char *
 		}
 		i += 4 + rd16(r + 2);
 	}
-	/* one record per parameter, ordinals 0 .. n - 1 */
+	/* one record per parameter, ordinals 0 .. n - 1, none missing */
 	if (records != n)
 		return kbx_error(KBX_EPARSE, "'.nv.info.%s': %d parameter records for %d parameters", name, records, n);
 	*count = n;

@@ -4,7 +4,8 @@
  *
  * On a GPU the engine asks the driver (cuFuncGetParamInfo); without one, this lets `kbx run`,
  * `kbx eval` and CI find a launch line that passes the wrong number or size of arguments
- * (abi_error) already at the compile stage. The layout used: section ".text.NAME" holds kernel
+ * (abi_error) already at the compile stage; a Triton cache entry's cubin (triton.c) is read the
+ * same way. The layout used: section ".text.NAME" holds kernel
  * NAME's code; section ".nv.info.NAME" holds attribute records (format byte, attribute byte,
  * then a 16-bit value, or a 16-bit size and that many bytes for format 4), among them one
  * EIATTR_KPARAM_INFO (0x17) per parameter: u32 index, u16 ordinal, u16 offset, u32 flags whose

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cubin.h"
 #include "expr.h"
 #include "util.h"
 
@@ -385,102 +386,18 @@ fail:
 
 /* ------------------------------------------------------------------ binary ---- */
 
-static uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
-#define EIFMT_SVAL 4
-#define EIATTR_KPARAM_INFO 0x17
-#define EIATTR_CBANK_PARAM_SIZE 0x19
 #define MAX_ORDINAL 256
 
-/*
- * A cubin is an ELF file; section .nv.info.<kernel> is a list of attributes (format byte,
- * attribute byte, then a 16-bit value, or for format SVAL a 16-bit size and that many bytes).
- * EIATTR_KPARAM_INFO describes one parameter: u32 index, u16 ordinal, u16 offset, u32 whose
- * bits 18-31 are the size in bytes (what cuobjdump -elf prints as "Ordinal", "Size").
- */
+/* A cubin's parameter sizes (cubin.h); -1 when the image cannot be read that way. */
 static int elf_params(const unsigned char *b, size_t n, const char *name, size_t **sizes)
 {
-	uint64_t shoff, stroff, strsize;
-	unsigned shentsize, shnum, shstrndx, i;
-	size_t want_len = strlen(name) + 9, found_sizes[MAX_ORDINAL];
-	unsigned char seen[MAX_ORDINAL];
-	int count = -1, cbank_size = -1, nkparam = 0, k;
+	size_t tmp[MAX_ORDINAL];
+	int count = 0;
 
-	if (n < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 || b[5] != 1)
+	if (cubin_kernel_params(b, n, name, tmp, MAX_ORDINAL, &count) != KBX_OK || count > MAX_ORDINAL)
 		return -1;
-	shoff = rd64(b + 0x28);
-	shentsize = rd16(b + 0x3a);
-	shnum = rd16(b + 0x3c);
-	shstrndx = rd16(b + 0x3e);
-	if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
-		return -1;
-	stroff = rd64(b + shoff + (uint64_t)shstrndx * shentsize + 24);
-	strsize = rd64(b + shoff + (uint64_t)shstrndx * shentsize + 32);
-	if (stroff > n || strsize > n - stroff)
-		return -1;
-	memset(seen, 0, sizeof(seen));
-	for (i = 0; i < shnum; i++) {
-		const unsigned char *sh = b + shoff + (uint64_t)i * shentsize;
-		uint64_t nm = rd32(sh), off = rd64(sh + 24), size = rd64(sh + 32), pos;
-		const char *sname;
-
-		if (nm >= strsize || strsize - nm < want_len + 1)
-			continue;
-		sname = (const char *)b + stroff + nm;
-		if (strncmp(sname, ".nv.info.", 9) || strncmp(sname + 9, name, want_len - 9) || sname[want_len])
-			continue;
-		if (off > n || size > n - off)
-			return -1;
-		for (pos = 0; pos + 4 <= size;) {
-			const unsigned char *a = b + off + pos;
-			unsigned fmt = a[0], attr = a[1], len = rd16(a + 2);
-
-			if (fmt < 1 || fmt > 4)
-				return -1;
-			if (fmt != EIFMT_SVAL) {
-				if (attr == EIATTR_CBANK_PARAM_SIZE)
-					cbank_size = (int)len;
-				pos += 4;
-				continue;
-			}
-			if (len > size - pos - 4)
-				return -1;
-			if (attr == EIATTR_KPARAM_INFO && len >= 12) {
-				unsigned ord = rd16(a + 4 + 4);
-				uint32_t flags = rd32(a + 4 + 8);
-
-				if (ord >= MAX_ORDINAL || seen[ord])
-					return -1;
-				seen[ord] = 1;
-				found_sizes[ord] = (flags >> 18) & 0x3fff;
-				nkparam++;
-				if ((int)ord + 1 > count)
-					count = (int)ord + 1;
-			}
-			pos += 4 + len;
-		}
-		break;
-	}
-	if (!nkparam)
-		return cbank_size == 0 ? 0 : -1;
-	if (count != nkparam)
-		return -1;  /* a gap in the ordinals: not what we think it is */
-	*sizes = xcalloc((size_t)count, sizeof(**sizes));
-	for (k = 0; k < count; k++)
-		(*sizes)[k] = found_sizes[k];
+	*sizes = xcalloc((size_t)count + 1, sizeof(**sizes));
+	memcpy(*sizes, tmp, (size_t)count * sizeof(tmp[0]));
 	return count;
 }
 
