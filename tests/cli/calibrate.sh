@@ -2,30 +2,7 @@
 # `kbx doctor --calibrate` and `--device` from the command line, with or without a GPU: bad
 # options, the failure without a device, the worker's side of a calibrate request, and the
 # fraction keys of an evaluation's metrics.json. The measurement itself: tests/gpu/calibrate.sh.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
-fail=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-# expect STATUS DESCRIPTION -- command...; output in $tmp/out, stderr in $tmp/err
-expect() {
-	want=$1; what=$2; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$what"; else no "$what (status $got, wanted $want)"; sed 's/^/# /' "$tmp/out" "$tmp/err" | tail -20; fi
-}
-contains() {  # file pattern description
-	if grep -qE -- "$2" "$1"; then ok "$3"; else no "$3 (no /$2/ in $1)"; sed 's/^/# /' "$1" | head -20; fi
-}
-lacks() {  # file pattern description
-	if grep -qE -- "$2" "$1"; then no "$3 (/$2/ in $1)"; sed 's/^/# /' "$1" | head -20; else ok "$3"; fi
-}
+. "${KBX_SRCDIR:-.}/tests/cli/lib.sh"
 
 expect 0 "doctor --help" -- "$kbx" doctor --help
 contains "$tmp/out" "--calibrate" "help names --calibrate"

@@ -1,27 +1,7 @@
 #!/bin/sh
 # CLI tests: every command on the real catalogue, bad input, and `run` without a GPU (compile
 # only). Works with or without a device: where the answer differs, both are checked.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
-fail=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-# expect STATUS DESCRIPTION -- command...; output in $tmp/out, stderr in $tmp/err
-expect() {
-	want=$1; what=$2; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$what"; else no "$what (status $got, wanted $want)"; sed 's/^/# /' "$tmp/err"; fi
-}
-contains() {  # file pattern description
-	if grep -qE -- "$2" "$1"; then ok "$3"; else no "$3 (no /$2/ in $1)"; sed 's/^/# /' "$1" | head -20; fi
-}
+. "${KBX_SRCDIR:-.}/tests/cli/lib.sh"
 
 expect 0 "--help" -- "$kbx" --help
 contains "$tmp/out" "usage: kbx" "--help prints usage"

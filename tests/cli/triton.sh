@@ -5,29 +5,9 @@
 # every check that needs none runs and the verdict is not_run; on an sm_90 GPU they must pass,
 # with the cubin and with the PTX alone (JIT-compiled by the driver); on another GPU the cubin is
 # refused as built for sm_90a.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
+. "${KBX_SRCDIR:-.}/tests/cli/lib.sh"
 data="$srcdir/tests/data/triton"
 launch='gelu_kernel<<<cdiv(n, 1024)>>>(x, y, i32(n), approximate)'
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KBX_DB="$tmp/history.db"
-fail=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-# expect STATUS DESCRIPTION -- command...; output in $tmp/out, stderr in $tmp/err
-expect() {
-	want=$1; what=$2; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$what"; else no "$what (status $got, wanted $want)"; sed 's/^/# /' "$tmp/out" "$tmp/err" | tail -20; fi
-}
-contains() {  # file pattern description
-	if grep -qE -- "$2" "$1"; then ok "$3"; else no "$3 (no /$2/ in $1)"; sed 's/^/# /' "$1" | head -20; fi
-}
 
 "$kbx" doctor >"$tmp/doctor" 2>&1
 gpu=none
