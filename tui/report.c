@@ -665,7 +665,7 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_DIM, "xref", 7, 1);
 		doc_addcol(d, ROLE_DIM, "GB/s", 8, 1);
 		doc_addcol(d, ROLE_DIM, "TFLOP/s", 9, 1);
-		doc_addcol(d, ROLE_DIM, "%peak", 6, 1);
+		doc_addcol(d, ROLE_DIM, "%bw", 6, 1);
 		doc_newline(d);
 	}
 	for (int i = 0; i < r->nperf; i++) {
@@ -688,8 +688,12 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
 		num_col(d, ROLE_NUMBER, p->gbps, 8, 1);
 		num_col(d, ROLE_NUMBER, p->tflops, 9, 1);
-		if (peak_gbps > 0 && p->gbps >= 0)
-			snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * p->gbps / peak_gbps);
+		/* the share of the copy bandwidth kbx doctor --calibrate measured on this GPU (the
+		 * run's own figure), else of the theoretical bandwidth, marked with a ~ */
+		if (p->bw_fraction > 0 && p->gbps >= 0)
+			snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * p->bw_fraction);
+		else if (peak_gbps > 0 && p->gbps >= 0)
+			snprintf(buf, sizeof(buf), "~%.0f%%", 100.0 * p->gbps / peak_gbps);
 		else
 			snprintf(buf, sizeof(buf), "-");
 		doc_addcol(d, ROLE_NUMBER, buf, 6, 1);

@@ -51,7 +51,8 @@ void report_source(struct doc *d, const char *src, int width);
 /* ---- results ----------------------------------------------------------------------------- */
 
 /* The verdict line, the summary, the cases (lines tagged with the case index) and the perf rows.
- * peak_gbps <= 0: no % of peak. */
+ * Column %bw: a row's share of the calibrated copy bandwidth (bw_fraction), else "~" and its
+ * share of peak_gbps, the theoretical bandwidth (<= 0: none). */
 void report_results(struct doc *d, const struct run_record *r, const struct task *t, double peak_gbps, int width);
 /* What one case says in full: message, guard zones, each output's figures against tolerance. */
 void report_case_detail(struct doc *d, const struct case_result *c, const struct task *t, int width);

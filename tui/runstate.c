@@ -309,6 +309,7 @@ static void free_req(struct worker_request *q)
 	free(q->source_name);
 	free(q->db_path);
 	free(q->tasks_root);
+	free(q->calib_db);
 }
 
 struct runner *runner_start(const char *exe, const struct worker_request *req)
@@ -341,6 +342,7 @@ struct runner *runner_start(const char *exe, const struct worker_request *req)
 	r->req.source_name = dup_or_null(req->source_name);
 	r->req.db_path = dup_or_null(req->db_path);
 	r->req.tasks_root = dup_or_null(req->tasks_root);
+	r->req.calib_db = dup_or_null(req->calib_db);
 	r->exe = dup_or_null(exe);
 	/* Terminal signals belong to the event loop: the worker thread never takes them, so that
 	 * the loop's poll() is the one interrupted. */

@@ -808,6 +808,8 @@ int session_run(struct tui *t, int reference)
 	req.source_name = (char *)name;
 	req.tasks_root = (char *)t->tasks_root;
 	req.db_path = t->db ? (char *)t->db_path : NULL;
+	/* the worker reads the GPU's calibration from the history: GB/s and TFLOP/s as fractions */
+	req.calib_db = t->db ? (char *)t->db_path : NULL;
 	if (getenv("KBX_TUI_NO_PERF"))
 		req.no_perf = 1;
 
