@@ -1,6 +1,9 @@
 #!/bin/sh
 # Check one task on the GPU: its reference passes every case, and each example gets the verdict
 # its `// @kbx expect` line announces. Prints one "ok"/"FAIL" line per source; exit 1 on a FAIL.
+# With KBX_GPU_PERF_ROWS=1 every perf row is checked too (the correctness check at each perf size
+# and the one after timing, with the shortest timing: --warmup 0 --rep 0): an example that passes
+# its cases but not the perf sizes (a tolerance its arithmetic cannot hold there) fails.
 # usage: check_task.sh KBX TASK_DIR
 kbx=$1
 dir=$2
@@ -8,8 +11,11 @@ id="$(basename "$(dirname "$dir")")/$(basename "$dir")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+perf="--no-perf"
+[ "${KBX_GPU_PERF_ROWS:-0}" = 1 ] && perf="--warmup 0 --rep 0"
 check() {  # file expected-verdict label
-	"$kbx" run "$id" "$1" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
+	# shellcheck disable=SC2086 # $perf is words by design
+	"$kbx" run "$id" "$1" $perf --json >"$tmp/out.json" 2>"$tmp/err"
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/out.json" 2>/dev/null || echo none)
 	msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/out.json" 2>/dev/null || head -c 300 "$tmp/err")
 	# A Fusion example that names the first wrong stage its diff must report ("the first wrong
