@@ -232,6 +232,19 @@ static enum kbx_status timed_batch(struct gpu *g, const struct bench_call *c, st
 	return st;
 }
 
+/* A batch was dropped (the hold timed out): the next and later ones are half as long; an error
+ * once even one repetition cannot be queued in time, or after 20 drops. */
+static enum kbx_status batch_dropped(struct bench_result *out, int *batch)
+{
+	out->batches_dropped++;
+	if (*batch == 1 || out->batches_dropped > 20)
+		return kbx_error(KBX_ETIMEOUT, "hiding launch latency: the GPU waited more than %.0f ms for one "
+				 "repetition to be enqueued", HOLD_TIMEOUT_MS);
+	*batch /= 2;
+	hold_batch = *batch;
+	return KBX_OK;
+}
+
 enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struct bench_options *o,
 			  struct bench_result *out)
 {
@@ -263,14 +276,8 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 			int n = o->hide_latency ? (n_rep - smp.n < batch ? n_rep - smp.n : batch) : n_rep;
 
 			st = timed_batch(g, c, &ev, n, o->hide_latency, &smp, &dropped);
-			if (!st && dropped) {
-				out->batches_dropped++;
-				if (batch == 1 || out->batches_dropped > 20)
-					st = kbx_error(KBX_ETIMEOUT, "hiding launch latency: the GPU waited more than %.0f ms "
-						       "for one repetition to be enqueued", HOLD_TIMEOUT_MS);
-				batch = batch > 1 ? batch / 2 : 1;
-				hold_batch = batch;
-			}
+			if (!st && dropped)
+				st = batch_dropped(out, &batch);
 		}
 	} else {
 		const char *why = NULL;
@@ -283,14 +290,8 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 
 		while (!st && !bench_noise_done(o, smp.n, samples_rsd(&smp), (now_seconds() - t_timed) * 1e3, &why)) {
 			st = timed_batch(g, c, &ev, per, o->hide_latency, &smp, &dropped);
-			if (!st && dropped) {
-				out->batches_dropped++;
-				if (per == 1 || out->batches_dropped > 20)
-					st = kbx_error(KBX_ETIMEOUT, "hiding launch latency: the GPU waited more than %.0f ms "
-						       "for one repetition to be enqueued", HOLD_TIMEOUT_MS);
-				per = per > 1 ? per / 2 : 1;
-				hold_batch = per;
-			}
+			if (!st && dropped)
+				st = batch_dropped(out, &per);
 		}
 		out->stop = why ? why : "cap";
 	}

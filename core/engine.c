@@ -661,7 +661,10 @@ static void host_free(void **h, int n)
 	free(h);
 }
 
-static enum kbx_status make_inputs(struct run *r, const struct problem *pb, const char *key_name, void ***out)
+/* The host inputs of a problem. With `leave_to_device`, an input the GPU generator covers is
+ * not drawn here: its entry stays NULL and set_prepare draws it on the device (perf_inputs). */
+static enum kbx_status make_inputs(struct run *r, const struct problem *pb, const char *key_name, int leave_to_device,
+				   void ***out)
 {
 	void **h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
 	enum kbx_status st = KBX_OK;
@@ -674,14 +677,16 @@ static enum kbx_status make_inputs(struct run *r, const struct problem *pb, cons
 
 		if (b->arg->dir == ARG_OUT || !b->gen)
 			continue;
-		h[i] = xmalloc(b->bytes ? b->bytes : 1);
 		st = gen_parse(b->gen, &g);
 		if (st) {
 			kbx_wrap(st, "'%s': generator of '%s'", r->t->ini_path, b->arg->name);
 			break;
 		}
-		st = gen_fill(&g, b->arg->dtype, h[i], b->numel, b->shape, b->ndim,
-			      gen_key(r->o->seed, r->t->id, key_name, b->arg->name));
+		if (!leave_to_device || !devgen_supports(&g, b->arg->dtype)) {
+			h[i] = xmalloc(b->bytes ? b->bytes : 1);
+			st = gen_fill(&g, b->arg->dtype, h[i], b->numel, b->shape, b->ndim,
+				      gen_key(r->o->seed, r->t->id, key_name, b->arg->name));
+		}
 		gen_spec_free(&g);
 	}
 	r->sum.inputs_s += now_seconds() - t0;
@@ -724,43 +729,14 @@ static struct devgen *get_devgen(struct run *r)
 static enum kbx_status perf_inputs(struct run *r, struct case_ctx *c, const char *key_name)
 {
 	const struct task *t = r->t;
-	const struct problem *pb = &c->pb;
-	void **h;
-	enum kbx_status st = KBX_OK;
-	double t0;
-	int i;
+	int device = !(t->verifier && strcmp(t->verifier, "elementwise")) && get_devgen(r);
+	enum kbx_status st = make_inputs(r, &c->pb, key_name, device, &c->in);
 
-	c->dev_key[0] = '\0';
-	if ((t->verifier && strcmp(t->verifier, "elementwise")) || !get_devgen(r))
-		return make_inputs(r, pb, key_name, &c->in);
-	t0 = now_seconds();
-	h = xcalloc((size_t)pb->nbufs + 1, sizeof(*h));
-	for (i = 0; i < pb->nbufs && !st; i++) {
-		const struct problem_buf *b = &pb->bufs[i];
-		struct gen_spec g;
-
-		if (b->arg->dir == ARG_OUT || !b->gen)
-			continue;
-		st = gen_parse(b->gen, &g);
-		if (st) {
-			kbx_wrap(st, "'%s': generator of '%s'", t->ini_path, b->arg->name);
-			break;
-		}
-		if (!devgen_supports(&g, b->arg->dtype)) {
-			h[i] = xmalloc(b->bytes ? b->bytes : 1);
-			st = gen_fill(&g, b->arg->dtype, h[i], b->numel, b->shape, b->ndim,
-				      gen_key(r->o->seed, t->id, key_name, b->arg->name));
-		}
-		gen_spec_free(&g);
-	}
-	r->sum.inputs_s += now_seconds() - t0;
-	if (st) {
-		host_free(h, pb->nbufs);
-		return st;
-	}
-	snprintf(c->dev_key, sizeof(c->dev_key), "%s", key_name);
-	c->in = h;
-	return KBX_OK;
+	if (!st && device)
+		snprintf(c->dev_key, sizeof(c->dev_key), "%s", key_name);
+	else
+		c->dev_key[0] = '\0';
+	return st;
 }
 
 /* Draw input b on the device into d (check = 0), or tell whether d still holds it (*differs). */
@@ -920,7 +896,7 @@ static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char 
 	enum kbx_status st;
 	char why[1024];
 
-	st = perf ? perf_inputs(r, c, key_name) : make_inputs(r, &c->pb, key_name, &c->in);
+	st = perf ? perf_inputs(r, c, key_name) : make_inputs(r, &c->pb, key_name, 0, &c->in);
 	if (!st)
 		st = set_alloc(r, &c->rs, &c->pb, &r->ref);
 	if (!st)
@@ -1354,7 +1330,7 @@ static enum kbx_status run_case(struct run *r, const struct task_case *tc, int i
 		c.tol.atol_scale = tc->atol_scale;
 	st = problem_from_case_spec(t, tc, &c.pb);
 	if (!st && distribution) {
-		st = make_inputs(r, &c.pb, name, &c.in);
+		st = make_inputs(r, &c.pb, name, 0, &c.in);
 		if (!st)
 			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
 		if (!st)
@@ -1665,7 +1641,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 				r->sticky = 1;
 		}
 	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
-		st = make_inputs(r, &c.pb, key, &c.in);
+		st = make_inputs(r, &c.pb, key, 0, &c.in);
 		if (!st)
 			st = set_alloc(r, &c.cs, &c.pb, &r->cand);
 		if (!st)
