@@ -1,54 +1,62 @@
-// eig reference: eigenvalues and eigenvectors of a general real matrix, all in f64, in the classic
-// dense order (EISPACK orthes + hqr2, as in the public-domain JAMA EigenvalueDecomposition; this
-// is a rewrite of the algorithm, not of that code):
+// LinearAlgebra/eig: the reference since 2026-12-01. It is faster at the perf sizes
+// than the former one, examples/pass_former_reference.cu, whose header states the task's
+// semantics in full.
 //
-//   1. eig_hessenberg (cooperative, all SMs): A = Q H Q^T, H upper Hessenberg, by n - 2
-//      Householder reflections P = I - u u^T / h. Per reflection: block 0 builds u from column
-//      m - 1; the left update (I - u u^T / h) H is split into 32-column x 32-row tiles (partial
-//      column dots u^T H, a grid barrier, the rank-1 update); the right updates H P and Q P give
-//      one warp per row. Q is then stored transposed (zt = Q^T) so that later column rotations
-//      of Z become coalesced row operations.
-//   2. eig_schur (one block of 512 threads): Francis double-shift QR iteration to the real Schur
-//      form T = Z^T A Z (quasi-triangular: 1 x 1 blocks for real eigenvalues, 2 x 2 blocks for
-//      complex pairs), Z = Q times every reflector. Deflation test |H[i][i-1]| < eps (|H[i-1][i-1]|
-//      + |H[i][i]|) (the negligible entry is then set to 0), exceptional shifts after 10, 30, 40,
-//      60, ... iterations without deflation. Each bulge-chasing step k applies a 3 x 3 reflector to
-//      rows k..k+2 (phase A, threads along the columns) and to columns k..k+2 (phase B, threads
-//      along the rows), with a __syncthreads after each; in phase B thread 0 also computes the
-//      next reflector from the rows it updated itself and hands it over in shared memory. Only
-//      the active window [m, nn] is updated during the chase: the parts of the full Schur form
-//      outside it (rows above m, columns right of nn, all of Z) only receive a fixed sequence of
-//      reflectors each, applied after the sweep from a list of the sweep's reflectors (same
-//      arithmetic, far fewer memory round trips). The scalar decisions (deflation point l, start
-//      m of the double shift) are block-wide max reductions of per-thread tests. Iteration cap:
-//      30 max(n, 10) sweeps in total; a matrix that does not converge gets NaN everywhere.
-//   3. eig_backsub (one warp per eigenvalue): eigenvectors of T by back substitution, real or
-//      complex arithmetic, 2 x 2 solves across the 2 x 2 blocks, a pivot that is exactly 0
-//      (a repeated eigenvalue) replaced by eps |H|_1, rescaling if components grow beyond
-//      1 / sqrt(eps). Vector e is stored as row e of xt; a complex pair (e, e + 1) stores the
-//      real part in row e and the imaginary part in row e + 1.
-//   4. eig_backtransform: W = Z X (tiled f64 matrix product; X is upper triangular plus one).
-//   5. eig_colscale / eig_write: each vector to unit 2-norm with its largest component real and
-//      positive (LAPACK geev's convention for complex vectors), rounded once to complex64.
-//      A complex pair (lambda, conj(lambda)) gets conjugate columns; eigenvalue e with Im > 0 comes
-//      first. The order is the order of T's diagonal, as LAPACK/MAGMA geev return it.
+// The former reference's pipeline and f64 arithmetic, but the
+// Francis double-shift QR iteration (the former reference's one-block eig_schur, > 10 s at n = 1024 on
+// an H200) runs as one cooperative kernel over up to 64 blocks that chases the bulge through
+// small windows of H held in shared memory (the one-bulge form of LAPACK xLAQR5's idea):
 //
-// Accuracy: backward stable in f64 (residuals ~1e-15 |A|); each eigenvalue is then off by its
-// condition number times that, each vector by that over the gap to the other eigenvalues. The
-// outputs are rounded to complex64 once, so what the verifier sees from the reference is the
-// f32 rounding (~6e-8 relative) of the f64 results: in a CPU model of these kernels (threads as
-// fibers, random order between barriers) every case of this task and ~500 random matrices up to
-// n = 200 (general, symmetric, repeated and zero eigenvalues, repeated complex pairs,
-// permutations, triangular, Hessenberg, zero columns, entries of 1e-25 and 1e25) gave residuals
-// and eigenvalue errors (vs numpy's f64 eig) below 6e-8 relative to |A|_F, unit norms to 5e-8.
+//   1. eig_hessenberg, 3. eig_backsub, 4. eig_backtransform, 5. eig_colscale / eig_write: the
+//      reference's kernels, unchanged (see examples/pass_former_reference.cu).
+//   2. eig_schur_win (cooperative, min(sms, 64) blocks of 256 threads). Block 0 runs the
+//      reference's control exactly: deflation test |H[i][i-1]| < eps (|H[i-1][i-1]| + |H[i][i]|),
+//      1 x 1 and 2 x 2 deflations (with the rotation that triangularizes a real 2 x 2 block, on H
+//      and Z, done by block 0 alone: O(n)), exceptional shifts after 10, 30, 40, 60, ...
+//      iterations, the start m of the double shift, the cap of 30 max(n, 10) sweeps (NaN outputs
+//      beyond it). A sweep over [m, nn] is chased window by window: the window is rows and
+//      columns w0 .. w1 = min(nn, w0 + 63) of H, copied into shared memory (64 x 64 f64 =
+//      32 KiB); warp 0 performs the chasing steps k = ks .. ke there (ke = w1 - 3, so that the
+//      bulge rows k .. k+3 stay inside, or nn - 1 when w1 = nn), each step one warp-wide 3-row
+//      update (columns k .. w1) and one 3-column update (rows w0 .. min(w1, k+3)) separated by
+//      __syncwarp, every lane building the step's reflector itself from column k-1 (the same
+//      value in every lane), and records the reflectors; the window is copied back. grid.sync();
+//      then every block applies the window's reflectors, in order, to what lies outside it:
+//      rows 0 .. w0-1 of H (columns ks .. ke+2), columns w1+1 .. n-1 of H (rows ks .. ke+2) and
+//      columns ks .. ke+2 of Z (rows of Zt) - one thread per vector, about 2n vectors, a chain of
+//      at most 61 reflectors each. grid.sync(); the next window starts at w0 = ke (the column
+//      that holds the bulge), ks = ke + 1: windows overlap by 4 rows/columns, the first of a
+//      sweep has 61 steps, the others 60. The first window starts at w0 = ks = m with the
+//      reflector from the shifts (H[m][m-1] negated outside the window, as the former reference).
+//      Every element of H and Z receives the same reflectors in the same order with the same
+//      formulas as in the former reference (only which of its two places applies them changes), so in
+//      exact-operation-order arithmetic the result is the former reference's bit for bit.
 //
-// Cost: O(n^3). The Hessenberg step is spread over the GPU (4 grid barriers per column). The QR
-// iteration is one block: measured in the CPU model, 1.8 n sweeps and 0.93 n^2 chasing steps
-// for uniform(0, 1) and randn matrices (n = 64 .. 512), each step two __syncthreads and a few
-// dependent memory round trips (thread 0's next reflector), i.e. about 1e6 steps at n = 1024:
-// an estimated 0.5 - 1 s there (not measured on a GPU), several times PyTorch's (MAGMA geev on
-// the host: 6 ms at n = 64, 202 ms at n = 1024 on an H200). ev[2n+1] and ev[2n+2] keep the
-// numbers of sweeps and of steps.
+// Grid syncs: 2 per window; a sweep with L = nn - m chasing steps has 1 window if L <= 63, else
+// 1 + ceil((L - 63) / 60), i.e. about 2 L / 60 grid syncs per sweep, and a whole run about
+// 0.93 n^2 / 60 windows (the former reference's 0.93 n^2 chasing steps, 60 per window); deflations and
+// shifts need none (block 0 alone), the end one more. At n = 1024 a CPU model of this kernel
+// counted 1808 sweeps and 16377 windows, i.e. 32755 grid syncs. Expected time at
+// n = 1024 (not measured on a GPU): per window ~60 chasing steps x ~0.2-0.3 us (make_refl's
+// division/sqrt chain, two shared-memory 3-vector updates and three __syncwarp) = 12-18 us, the
+// window's load/store ~1.5 us, 2 grid syncs x ~2 us, the apply phase (chains of 60 reflectors,
+// ~2n vectors over 64 SMs) ~1.5-2 us: ~20-25 us per window x 16377 = 0.33-0.41 s, plus 1808
+// sweeps x ~5 us of block-0 control (deflation scan, shifts) = 9 ms, the Hessenberg reduction
+// (4 grid syncs per column: ~4100 syncs and 3.6 GFLOP f64, ~20-30 ms) and the back substitution
+// / transform (~5 ms): about 0.35-0.45 s per call (reference: > 10 s; PyTorch/MAGMA: 202 ms).
+// Smaller rows scale as n^2 windows: ~4.6e3 windows at n = 521, ~1.0e3 at n = 256.
+//
+// Checked in a C model of exactly this algorithm (same windows, window copies, step order,
+// apply jobs and formulas, compiled without FMA contraction): outputs bit-identical for window
+// sizes 6, 64 and n + 5 (one window per sweep, i.e. the former reference's partition; 8 and 13 on a
+// subset) on every case of task.ini (the written-out ones exactly, the randn/uniform ones as
+// numpy draws of the same sizes: n = 0, 1, 2, 3, 5, 6, 8, 16, 17, 33, 64, 100, 521) and 186
+// further matrices (randn n = 1 .. 89, 97 .. 300; uniform, symmetric, permutation, Hessenberg,
+// repeated eigenvalues, zero columns, scaled by 1e-25 and 1e25, 2 x 2 rotation blocks, n up to
+// 257); all converged; against numpy.linalg.eig (f64): residual max_i |A v_i - l_i v_i| /
+// (|A|_F |v_i|) <= 1.7e-15, eigenvalue sets equal to <= 2.6e-13 |A|_F (a random Hessenberg
+// matrix's ill-conditioned eigenvalues; others <= 2.1e-15), unit norms to 2e-15; uniform(0, 1)
+// n = 1024: residual 1.4e-15 (1808 sweeps, 16377 windows).
 //
 // @kbx scratch h f64 [max(1, n * n)]
 // @kbx scratch q f64 [max(1, n * n)]
@@ -57,17 +65,17 @@
 // @kbx scratch w f64 [max(1, n * n)]
 // @kbx scratch hv f64 [n + 2]
 // @kbx scratch part f64 [max(1, cdiv(n, 32) * n)]
-// @kbx scratch rl f64 [max(1, 6 * n)]
+// @kbx scratch rl f64 [6 * n + 6]
 // @kbx scratch ev f64 [2 * n + 3]
 // @kbx scratch cs f64 [max(1, 2 * n)]
 // @kbx scratch info i32 [1]
+// @kbx scratch cmd i64 [8]
 // @kbx launch eig_hessenberg<<<sms, 256>>>(a, h, q, zt, hv, part, n) cooperative
-// @kbx launch eig_schur<<<1, 512>>>(h, zt, rl, ev, info, n)
+// @kbx launch eig_schur_win<<<min(sms, 64), 256>>>(h, zt, rl, ev, info, cmd, n) cooperative
 // @kbx launch eig_backsub<<<max(1, cdiv(n, 8)), 256>>>(h, ev, info, xt, n)
 // @kbx launch eig_backtransform<<<dim3(max(1, cdiv(n, 32)), max(1, cdiv(n, 32))), 256>>>(zt, xt, w, n)
 // @kbx launch eig_colscale<<<max(1, cdiv(n, 256)), 256>>>(w, ev, info, cs, n)
 // @kbx launch eig_write<<<max(1, cdiv(n * n, 256)), 256>>>(w, ev, info, cs, eigenvalues, eigenvectors, n)
-
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 
@@ -75,11 +83,12 @@ namespace cg = cooperative_groups;
 #define HESS_THREADS 256
 #endif
 #ifndef SCHUR_THREADS
-#define SCHUR_THREADS 512
+#define SCHUR_THREADS 256
 #endif
 #define FULL 0xffffffffu
 #define EPS 2.220446049250313e-16 // f64 machine epsilon, 2^-52
 #define TILE_ROWS 32              // rows per partial column dot in the Householder left update
+#define WIN 64                    // rows and columns of the chased window of H (shared memory)
 
 __device__ __forceinline__ double warp_sum(double v)
 {
@@ -277,26 +286,26 @@ __device__ __forceinline__ refl load_refl(const double* rl, long long k)
 	return f;
 }
 
-// Applies a sweep's reflectors k = m .. nn-1 (list rl) in order to one vector c[m * stride] ..
-// c[nn * stride] outside the chased window: a column of H right of it (ROWFORM: the row
-// reflections), a row of H above it or a column of Z (the column reflections). Each element is
-// loaded and stored once; AHEAD elements are loaded ahead so that the chain does not wait one
-// memory latency per reflector.
+// The window's reflectors k = ks .. ke (list rl, stored from index 0) applied in order to one
+// vector c[ks * stride] .. c[min(ke + 2, nn) * stride] outside the window: a column of H right of
+// it (ROWFORM: the row reflections), a row of H above it or a column of Z (the column
+// reflections). Each element is loaded and stored once; AHEAD elements are loaded ahead so that
+// the chain does not wait one memory latency per reflector. Same arithmetic as the chase.
 #define AHEAD 8
 template <bool ROWFORM>
-__device__ void apply_sweep(double* c, long long stride, const double* rl, long long m, long long nn)
+__device__ void apply_steps(double* c, long long stride, const double* rl, long long ks, long long ke, long long nn)
 {
-	double u0 = c[m * stride], u1 = c[(m + 1) * stride];
-	for (long long k0 = m; k0 <= nn - 1; k0 += AHEAD) {
+	double u0 = c[ks * stride], u1 = c[(ks + 1) * stride];
+	for (long long k0 = ks; k0 <= ke; k0 += AHEAD) {
 		double v[AHEAD];
 #pragma unroll
-		for (int d = 0; d < AHEAD; d++) // row k+2 enters at step k (untouched by this sweep before)
-			v[d] = k0 + d + 2 <= nn ? c[(k0 + d + 2) * stride] : 0.0;
+		for (int d = 0; d < AHEAD; d++) // element k+2 enters at step k (untouched by the window before)
+			v[d] = (k0 + d <= ke && k0 + d + 2 <= nn) ? c[(k0 + d + 2) * stride] : 0.0;
 #pragma unroll
 		for (int d = 0; d < AHEAD; d++) {
 			const long long k = k0 + d;
-			if (k <= nn - 1) {
-				const refl f = load_refl(rl, k);
+			if (k <= ke) {
+				const refl f = load_refl(rl, k - ks);
 				const bool notlast = k != nn - 1;
 				double u2 = v[d];
 				if (f.valid != 0.0) {
@@ -312,322 +321,352 @@ __device__ void apply_sweep(double* c, long long stride, const double* rl, long 
 						u2 -= p * f.r;
 					}
 				}
-				c[k * stride] = u0; // final for this sweep
+				c[k * stride] = u0; // final for this window
 				u0 = u1;
 				u1 = u2;
 			}
 		}
 	}
-	c[nn * stride] = u0;
+	c[(ke + 1) * stride] = u0;
+	if (ke + 2 <= nn)
+		c[(ke + 2) * stride] = u1;
 }
 
-extern "C" __global__ void __launch_bounds__(SCHUR_THREADS)
-eig_schur(double* __restrict__ H, double* __restrict__ Zt, double* __restrict__ rl, double* __restrict__ ev,
-	  int* __restrict__ info, long long n)
+// The window (rows and columns w0 .. w1 of H, row-major with row length WIN in s_win).
+#define WH(i, j) s_win[((i) - w0) * WIN + (j) - w0]
+
+extern "C" __global__ void __launch_bounds__(SCHUR_THREADS, 1)
+eig_schur_win(double* __restrict__ H, double* __restrict__ Zt, double* __restrict__ rl, double* __restrict__ ev,
+	      int* __restrict__ info, long long* __restrict__ cmd, long long n)
 {
+	cg::grid_group grid = cg::this_grid();
+	__shared__ double s_win[WIN * WIN]; // block 0: the chased window of H (32 KiB)
+	__shared__ double s_rl[6 * WIN];    // every block: the window's reflectors
 	__shared__ double s_red[SCHUR_THREADS / 32];
 	__shared__ int s_redi[SCHUR_THREADS / 32];
-	__shared__ double s_next[6]; // the reflector of the next chasing step
-	const int tid = threadIdx.x;
+	const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
 	const int T = SCHUR_THREADS;
+	const bool leader = blockIdx.x == 0;
 	double* wr = ev;
 	double* wi = ev + n;
 
-	// |H|_1 over the Hessenberg part: the deflation test's fallback and the back substitution's
-	// replacement for a zero pivot
-	double t = 0.0;
-	for (long long e = tid; e < n * n; e += T) {
-		const long long i = e / n, j = e % n;
-		if (j + 1 >= i)
-			t += fabs(H[e]);
-	}
-	const double norm = block_sum(t, s_red);
-	if (tid == 0) {
-		ev[2 * n] = norm;
-		info[0] = 0;
-	}
-
+	// block 0's state (the same in all its threads)
 	long long nn = n - 1;
 	int iter = 0;
 	long long total = 0, steps = 0; // sweeps and chasing steps (kept in ev[2n+1], ev[2n+2])
 	const long long cap = 30 * (n > 10 ? n : 10);
-	double exshift = 0.0;
+	double exshift = 0.0, norm = 0.0;
+	bool insweep = false;       // a sweep is under way: its next window starts at w0, step ks
+	long long sm = 0, w0 = 0, ks = 0; // the sweep's first step m, the next window's first row and step
+	refl f0 = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }; // the sweep's first reflector (from the shifts)
 
-	while (nn >= 0) {
-		// --- deflation point: largest l <= nn with a negligible H[l][l-1] (0 if none) ---
-		int cand = 0;
-		for (long long i = 1 + tid; i <= nn; i += T) {
-			double s = fabs(H[(i - 1) * n + i - 1]) + fabs(H[i * n + i]);
-			if (s == 0.0)
-				s = norm;
-			const double sub = fabs(H[i * n + i - 1]);
-			if (sub < EPS * s || sub == 0.0) // (== 0: H = 0 makes s = norm = 0)
-				cand = (int)i;
+	if (leader) {
+		// |H|_1 over the Hessenberg part: the deflation test's fallback and the back
+		// substitution's replacement for a zero pivot
+		double t = 0.0;
+		for (long long e = tid; e < n * n; e += T) {
+			const long long i = e / n, j = e % n;
+			if (j + 1 >= i)
+				t += fabs(H[e]);
 		}
-		const long long l = block_max_int(cand, s_redi);
-		if (l > 0 && tid == 0)
-			H[l * n + l - 1] = 0.0;
-
-		if (l == nn) { // one real root
-			if (tid == 0) {
-				H[nn * n + nn] += exshift;
-				wr[nn] = H[nn * n + nn];
-				wi[nn] = 0.0;
-			}
-			nn -= 1;
-			iter = 0;
-			__syncthreads();
-			continue;
-		}
-		if (l == nn - 1) { // a 2 x 2 block: two real roots (triangularized) or a complex pair
-			if (tid == 0) {
-				H[nn * n + nn] += exshift;
-				H[(nn - 1) * n + nn - 1] += exshift;
-			}
-			__syncthreads();
-			const double w = H[nn * n + nn - 1] * H[(nn - 1) * n + nn];
-			const double p = (H[(nn - 1) * n + nn - 1] - H[nn * n + nn]) / 2.0;
-			const double q = p * p + w;
-			double z = sqrt(fabs(q));
-			const double x = H[nn * n + nn];
-			if (q >= 0.0) {
-				z = p >= 0.0 ? p + z : p - z;
-				const double xs = H[nn * n + nn - 1];
-				const double s = fabs(xs) + fabs(z);
-				double pp = xs / s, qq = z / s;
-				const double r = sqrt(pp * pp + qq * qq);
-				pp /= r;
-				qq /= r;
-				__syncthreads(); // everyone has read the 2 x 2 block
-				if (tid == 0) {
-					wr[nn - 1] = x + z;
-					wr[nn] = z != 0.0 ? x - w / z : x + z;
-					wi[nn - 1] = 0.0;
-					wi[nn] = 0.0;
-				}
-				// rows nn-1, nn (columns nn-1 .. n-1) and the same rotation of Z's columns
-				for (long long j = nn - 1 + tid; j < n; j += T) {
-					const double zz = H[(nn - 1) * n + j];
-					H[(nn - 1) * n + j] = qq * zz + pp * H[nn * n + j];
-					H[nn * n + j] = qq * H[nn * n + j] - pp * zz;
-				}
-				for (long long i = tid; i < n; i += T) {
-					const double zz = Zt[(nn - 1) * n + i];
-					Zt[(nn - 1) * n + i] = qq * zz + pp * Zt[nn * n + i];
-					Zt[nn * n + i] = qq * Zt[nn * n + i] - pp * zz;
-				}
-				__syncthreads();
-				// columns nn-1, nn (rows 0 .. nn)
-				for (long long i = tid; i <= nn; i += T) {
-					const double zz = H[i * n + nn - 1];
-					H[i * n + nn - 1] = qq * zz + pp * H[i * n + nn];
-					H[i * n + nn] = qq * H[i * n + nn] - pp * zz;
-				}
-				__syncthreads();
-				if (tid == 0)
-					H[nn * n + nn - 1] = 0.0; // rounding left by the rotation
-			} else if (tid == 0) {
-				wr[nn - 1] = x + p;
-				wr[nn] = x + p;
-				wi[nn - 1] = z;
-				wi[nn] = -z;
-			}
-			nn -= 2;
-			iter = 0;
-			__syncthreads();
-			continue;
-		}
-
-		// --- a double-shift QR sweep over [l, nn] (nn - l >= 2) ---
-		if (total >= cap) {
-			if (tid == 0)
-				info[0] = 1;
-			break;
-		}
-		double x = H[nn * n + nn];
-		double y = H[(nn - 1) * n + nn - 1];
-		double w = H[nn * n + nn - 1] * H[(nn - 1) * n + nn];
-		if (iter % 30 == 10 || (iter > 0 && iter % 30 == 0)) { // exceptional shifts
-			double sh;
-			if (iter % 30 == 10) { // Wilkinson's ad hoc shift
-				sh = x;
-				const double s = fabs(H[nn * n + nn - 1]) + fabs(H[(nn - 1) * n + nn - 2]);
-				x = y = 0.75 * s;
-				w = -0.4375 * s * s;
-			} else { // MATLAB's ad hoc shift
-				double s = (y - x) / 2.0;
-				s = s * s + w;
-				sh = 0.0;
-				if (s > 0.0) {
-					s = sqrt(s);
-					if (y < x)
-						s = -s;
-					sh = x - w / ((y - x) / 2.0 + s);
-					x = y = w = 0.964;
-				}
-			}
-			__syncthreads(); // everyone has read the diagonal
-			if (sh != 0.0) {
-				exshift += sh;
-				for (long long i = tid; i <= nn; i += T)
-					H[i * n + i] -= sh;
-			}
-			__syncthreads();
-		}
-		iter++;
-		total++;
-
-		// start of the double shift: largest m in [l + 1, nn - 2] where the two subdiagonal
-		// entries H[m][m-1] and (the bulge's) are small together, else l
-		int mc = (int)l;
-		for (long long mm = l + 1 + tid; mm <= nn - 2; mm += T) {
-			const double zd = H[mm * n + mm];
-			const double r0 = x - zd, s0 = y - zd;
-			double p = (r0 * s0 - w) / H[(mm + 1) * n + mm] + H[mm * n + mm + 1];
-			double q = H[(mm + 1) * n + mm + 1] - zd - r0 - s0;
-			double r = H[(mm + 2) * n + mm + 1];
-			const double s = fabs(p) + fabs(q) + fabs(r);
-			p /= s;
-			q /= s;
-			r /= s;
-			if (fabs(H[mm * n + mm - 1]) * (fabs(q) + fabs(r)) <
-			    EPS * (fabs(p) * (fabs(H[(mm - 1) * n + mm - 1]) + fabs(zd) + fabs(H[(mm + 1) * n + mm + 1]))))
-				mc = (int)mm;
-		}
-		const long long m = block_max_int(mc, s_redi);
-		steps += nn - m;
+		norm = block_sum(t, s_red);
 		if (tid == 0) {
-			const double zd = H[m * n + m];
-			const double r0 = x - zd, s0 = y - zd;
-			double p = (r0 * s0 - w) / H[(m + 1) * n + m] + H[m * n + m + 1];
-			double q = H[(m + 1) * n + m + 1] - zd - r0 - s0;
-			double r = H[(m + 2) * n + m + 1];
-			const double s = fabs(p) + fabs(q) + fabs(r);
-			double colval = 0.0;
-			const refl f = make_refl(p / s, q / s, r / s, false, &colval);
-			if (f.valid != 0.0 && l != m)
-				H[m * n + m - 1] = -H[m * n + m - 1];
-			s_next[0] = f.valid;
-			s_next[1] = f.x;
-			s_next[2] = f.y;
-			s_next[3] = f.z;
-			s_next[4] = f.q;
-			s_next[5] = f.r;
+			ev[2 * n] = norm;
+			info[0] = 0;
 		}
-		__syncthreads();
-
-		for (long long k = m; k <= nn - 1; k++) {
-			const bool notlast = k != nn - 1;
-			const refl f = { s_next[0], s_next[1], s_next[2], s_next[3], s_next[4], s_next[5] };
-			// phase A: rows k .. k+2, columns k .. nn; thread 0 records the reflector
-			if (f.valid != 0.0) {
-				for (long long j = k + tid; j <= nn; j += T) {
-					double* c = H + k * n + j;
-					if (notlast) {
-						const double p = c[0] + f.q * c[n] + f.r * c[2 * n];
-						c[0] -= p * f.x;
-						c[n] -= p * f.y;
-						c[2 * n] -= p * f.z;
-					} else {
-						const double p = c[0] + f.q * c[n];
-						c[0] -= p * f.x;
-						c[n] -= p * f.y;
-					}
-				}
-			}
-			if (tid == 0) {
-				rl[6 * k] = f.valid;
-				rl[6 * k + 1] = f.x;
-				rl[6 * k + 2] = f.y;
-				rl[6 * k + 3] = f.z;
-				rl[6 * k + 4] = f.q;
-				rl[6 * k + 5] = f.r;
-			}
-			__syncthreads();
-			// phase B: columns k .. k+2, rows m .. min(nn, k+3). Thread 0 takes rows k+1 .. k+3,
-			// whose column k holds the next reflector's (p, q, r), and builds it.
-			if (f.valid != 0.0) {
-				for (long long i = m + tid - 1; tid > 0 && i <= k; i += T - 1) {
-					double* c = H + i * n + k;
-					if (notlast) {
-						const double p = f.x * c[0] + f.y * c[1] + f.z * c[2];
-						c[0] -= p;
-						c[1] -= p * f.q;
-						c[2] -= p * f.r;
-					} else {
-						const double p = f.x * c[0] + f.y * c[1];
-						c[0] -= p;
-						c[1] -= p * f.q;
-					}
-				}
-			}
-			if (tid == 0) {
-				const long long last = min(nn, k + 3);
-				double c0[3] = { 0.0, 0.0, 0.0 }, c1[3] = { 0.0, 0.0, 0.0 }, c2[3] = { 0.0, 0.0, 0.0 };
-#pragma unroll
-				for (int d = 0; d < 3; d++) { // rows k+1+d, columns k .. k+2 (registers: constant d)
-					if (k + 1 + d <= last) {
-						const double* c = H + (k + 1 + d) * n + k;
-						c0[d] = c[0];
-						c1[d] = c[1];
-						c2[d] = notlast ? c[2] : 0.0;
-						if (f.valid != 0.0) {
-							const double p = f.x * c0[d] + f.y * c1[d] + (notlast ? f.z * c2[d] : 0.0);
-							c0[d] -= p;
-							c1[d] -= p * f.q;
-							c2[d] -= p * f.r;
-						}
-					}
-				}
-				refl g = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-				if (k + 1 <= nn - 1) { // the next step's reflector, from column k
-					const bool nl = k + 1 != nn - 1;
-					double colval = 0.0;
-					g = make_refl(c0[0], c0[1], nl ? c0[2] : 0.0, true, &colval);
-					if (g.valid != 0.0) {
-						c0[0] = colval;
-						c0[1] = 0.0;
-						c0[2] = 0.0;
-					}
-				}
-#pragma unroll
-				for (int d = 0; d < 3; d++) {
-					if (k + 1 + d <= last) {
-						double* c = H + (k + 1 + d) * n + k;
-						c[0] = c0[d];
-						if (f.valid != 0.0) {
-							c[1] = c1[d];
-							if (notlast)
-								c[2] = c2[d];
-						}
-					}
-				}
-				s_next[0] = g.valid;
-				s_next[1] = g.x;
-				s_next[2] = g.y;
-				s_next[3] = g.z;
-				s_next[4] = g.q;
-				s_next[5] = g.r;
-			}
-			__syncthreads();
-		}
-
-		// --- the sweep's reflectors on the rest of the Schur form and on Z ---
-		// (a) rows 0 .. m-1 of H, columns m .. nn (column form, along the row)
-		// (b) columns nn+1 .. n-1 of H, rows m .. nn (row form, down the column)
-		// (c) rows m .. nn of Zt, i.e. columns m .. nn of Z (column form, one thread per Z row)
-		const long long na = m, nb = n - 1 - nn, nc = n;
-		for (long long job = tid; job < na + nb + nc; job += T) {
-			if (job < na)
-				apply_sweep<false>(H + job * n, 1, rl, m, nn);
-			else if (job < na + nb)
-				apply_sweep<true>(H + nn + 1 + (job - na), n, rl, m, nn);
-			else
-				apply_sweep<false>(Zt + (job - na - nb), n, rl, m, nn);
-		}
-		__syncthreads();
 	}
-	if (tid == 0) {
+
+	for (long long go = 1; go != 0;) { // ends when block 0 publishes cmd[0] = 0
+		// ---------------- block 0: deflations and shifts until the next window is chased ----------------
+		if (leader) {
+			long long kind = 0; // 0: finished, 1: a window to apply
+			for (bool seek = true; seek;) { // left by break (a window is ready, or the end)
+				if (!insweep) {
+					if (nn < 0)
+						break;
+					// deflation point: largest l <= nn with a negligible H[l][l-1] (0 if none)
+					int cand = 0;
+					for (long long i = 1 + tid; i <= nn; i += T) {
+						double s = fabs(H[(i - 1) * n + i - 1]) + fabs(H[i * n + i]);
+						if (s == 0.0)
+							s = norm;
+						const double sub = fabs(H[i * n + i - 1]);
+						if (sub < EPS * s || sub == 0.0) // (== 0: H = 0 makes s = norm = 0)
+							cand = (int)i;
+					}
+					const long long l = block_max_int(cand, s_redi);
+					if (l > 0 && tid == 0)
+						H[l * n + l - 1] = 0.0;
+					__syncthreads();
+
+					if (l == nn) { // one real root
+						if (tid == 0) {
+							H[nn * n + nn] += exshift;
+							wr[nn] = H[nn * n + nn];
+							wi[nn] = 0.0;
+						}
+						nn -= 1;
+						iter = 0;
+						__syncthreads();
+						continue;
+					}
+					if (l == nn - 1) { // a 2 x 2 block: two real roots (triangularized) or a complex pair
+						if (tid == 0) {
+							H[nn * n + nn] += exshift;
+							H[(nn - 1) * n + nn - 1] += exshift;
+						}
+						__syncthreads();
+						const double w = H[nn * n + nn - 1] * H[(nn - 1) * n + nn];
+						const double p = (H[(nn - 1) * n + nn - 1] - H[nn * n + nn]) / 2.0;
+						const double q = p * p + w;
+						double z = sqrt(fabs(q));
+						const double x = H[nn * n + nn];
+						if (q >= 0.0) {
+							z = p >= 0.0 ? p + z : p - z;
+							const double xs = H[nn * n + nn - 1];
+							const double s = fabs(xs) + fabs(z);
+							double pp = xs / s, qq = z / s;
+							const double r = sqrt(pp * pp + qq * qq);
+							pp /= r;
+							qq /= r;
+							__syncthreads(); // everyone has read the 2 x 2 block
+							if (tid == 0) {
+								wr[nn - 1] = x + z;
+								wr[nn] = z != 0.0 ? x - w / z : x + z;
+								wi[nn - 1] = 0.0;
+								wi[nn] = 0.0;
+							}
+							// rows nn-1, nn (columns nn-1 .. n-1) and the same rotation of Z's columns
+							for (long long j = nn - 1 + tid; j < n; j += T) {
+								const double zz = H[(nn - 1) * n + j];
+								H[(nn - 1) * n + j] = qq * zz + pp * H[nn * n + j];
+								H[nn * n + j] = qq * H[nn * n + j] - pp * zz;
+							}
+							for (long long i = tid; i < n; i += T) {
+								const double zz = Zt[(nn - 1) * n + i];
+								Zt[(nn - 1) * n + i] = qq * zz + pp * Zt[nn * n + i];
+								Zt[nn * n + i] = qq * Zt[nn * n + i] - pp * zz;
+							}
+							__syncthreads();
+							// columns nn-1, nn (rows 0 .. nn)
+							for (long long i = tid; i <= nn; i += T) {
+								const double zz = H[i * n + nn - 1];
+								H[i * n + nn - 1] = qq * zz + pp * H[i * n + nn];
+								H[i * n + nn] = qq * H[i * n + nn] - pp * zz;
+							}
+							__syncthreads();
+							if (tid == 0)
+								H[nn * n + nn - 1] = 0.0; // rounding left by the rotation
+						} else if (tid == 0) {
+							wr[nn - 1] = x + p;
+							wr[nn] = x + p;
+							wi[nn - 1] = z;
+							wi[nn] = -z;
+						}
+						nn -= 2;
+						iter = 0;
+						__syncthreads();
+						continue;
+					}
+
+					// --- a double-shift QR sweep over [l, nn] (nn - l >= 2) ---
+					if (total >= cap) {
+						if (tid == 0)
+							info[0] = 1;
+						break;
+					}
+					double x = H[nn * n + nn];
+					double y = H[(nn - 1) * n + nn - 1];
+					double w = H[nn * n + nn - 1] * H[(nn - 1) * n + nn];
+					if (iter % 30 == 10 || (iter > 0 && iter % 30 == 0)) { // exceptional shifts
+						double sh;
+						if (iter % 30 == 10) { // Wilkinson's ad hoc shift
+							sh = x;
+							const double s = fabs(H[nn * n + nn - 1]) + fabs(H[(nn - 1) * n + nn - 2]);
+							x = y = 0.75 * s;
+							w = -0.4375 * s * s;
+						} else { // MATLAB's ad hoc shift
+							double s = (y - x) / 2.0;
+							s = s * s + w;
+							sh = 0.0;
+							if (s > 0.0) {
+								s = sqrt(s);
+								if (y < x)
+									s = -s;
+								sh = x - w / ((y - x) / 2.0 + s);
+								x = y = w = 0.964;
+							}
+						}
+						__syncthreads(); // everyone has read the diagonal
+						if (sh != 0.0) {
+							exshift += sh;
+							for (long long i = tid; i <= nn; i += T)
+								H[i * n + i] -= sh;
+						}
+						__syncthreads();
+					}
+					iter++;
+					total++;
+
+					// start of the double shift: largest m in [l + 1, nn - 2] where the two
+					// subdiagonal entries H[m][m-1] and (the bulge's) are small together, else l
+					int mc = (int)l;
+					for (long long mm = l + 1 + tid; mm <= nn - 2; mm += T) {
+						const double zd = H[mm * n + mm];
+						const double r0 = x - zd, s0 = y - zd;
+						double p = (r0 * s0 - w) / H[(mm + 1) * n + mm] + H[mm * n + mm + 1];
+						double q = H[(mm + 1) * n + mm + 1] - zd - r0 - s0;
+						double r = H[(mm + 2) * n + mm + 1];
+						const double s = fabs(p) + fabs(q) + fabs(r);
+						p /= s;
+						q /= s;
+						r /= s;
+						if (fabs(H[mm * n + mm - 1]) * (fabs(q) + fabs(r)) <
+						    EPS * (fabs(p) * (fabs(H[(mm - 1) * n + mm - 1]) + fabs(zd) + fabs(H[(mm + 1) * n + mm + 1]))))
+							mc = (int)mm;
+					}
+					const long long m = block_max_int(mc, s_redi);
+					steps += nn - m;
+					{ // every thread computes the first reflector (the same value); thread 0 writes
+						const double zd = H[m * n + m];
+						const double r0 = x - zd, s0 = y - zd;
+						double p = (r0 * s0 - w) / H[(m + 1) * n + m] + H[m * n + m + 1];
+						double q = H[(m + 1) * n + m + 1] - zd - r0 - s0;
+						double r = H[(m + 2) * n + m + 1];
+						const double s = fabs(p) + fabs(q) + fabs(r);
+						double colval = 0.0;
+						f0 = make_refl(p / s, q / s, r / s, false, &colval);
+						__syncthreads(); // everyone has read H[m][m]..
+						if (tid == 0 && f0.valid != 0.0 && l != m)
+							H[m * n + m - 1] = -H[m * n + m - 1];
+					}
+					insweep = true;
+					sm = m;
+					w0 = m;
+					ks = m;
+					__syncthreads();
+				}
+
+				// --- chase the bulge through the window [w0, w1]: steps ks .. ke ---
+				const long long w1 = min(nn, w0 + WIN - 1);
+				const long long ke = w1 == nn ? nn - 1 : w1 - 3; // rows k .. k+3 stay inside
+				const long long wn = w1 - w0 + 1;
+				for (long long e = tid; e < wn * wn; e += T) {
+					const long long i = e / wn, j = e % wn;
+					s_win[i * WIN + j] = H[(w0 + i) * n + w0 + j];
+				}
+				__syncthreads();
+				if (warp == 0) {
+					for (long long k = ks; k <= ke; k++) {
+						const bool notlast = k != nn - 1;
+						refl f = f0;
+						if (k != sm) { // the reflector that zeroes the bulge's column k-1 below row k
+							__syncwarp();
+							double colval = 0.0;
+							f = make_refl(WH(k, k - 1), WH(k + 1, k - 1), notlast ? WH(k + 2, k - 1) : 0.0, true, &colval);
+							__syncwarp(); // every lane has read column k-1
+							if (f.valid != 0.0 && lane == 0) {
+								WH(k, k - 1) = colval;
+								WH(k + 1, k - 1) = 0.0;
+								if (notlast)
+									WH(k + 2, k - 1) = 0.0;
+							}
+						}
+						if (f.valid != 0.0) {
+							// rows k .. k+2, columns k .. w1
+							for (long long j = k + lane; j <= w1; j += 32) {
+								if (notlast) {
+									const double p = WH(k, j) + f.q * WH(k + 1, j) + f.r * WH(k + 2, j);
+									WH(k, j) -= p * f.x;
+									WH(k + 1, j) -= p * f.y;
+									WH(k + 2, j) -= p * f.z;
+								} else {
+									const double p = WH(k, j) + f.q * WH(k + 1, j);
+									WH(k, j) -= p * f.x;
+									WH(k + 1, j) -= p * f.y;
+								}
+							}
+							__syncwarp();
+							// columns k .. k+2, rows w0 .. min(w1, k+3)
+							const long long last = min(w1, k + 3);
+							for (long long i = w0 + lane; i <= last; i += 32) {
+								if (notlast) {
+									const double p = f.x * WH(i, k) + f.y * WH(i, k + 1) + f.z * WH(i, k + 2);
+									WH(i, k) -= p;
+									WH(i, k + 1) -= p * f.q;
+									WH(i, k + 2) -= p * f.r;
+								} else {
+									const double p = f.x * WH(i, k) + f.y * WH(i, k + 1);
+									WH(i, k) -= p;
+									WH(i, k + 1) -= p * f.q;
+								}
+							}
+						}
+						if (lane == 0) {
+							double* g = rl + 6 * (k - ks);
+							g[0] = f.valid;
+							g[1] = f.x;
+							g[2] = f.y;
+							g[3] = f.z;
+							g[4] = f.q;
+							g[5] = f.r;
+						}
+					}
+				}
+				__syncthreads();
+				for (long long e = tid; e < wn * wn; e += T) {
+					const long long i = e / wn, j = e % wn;
+					H[(w0 + i) * n + w0 + j] = s_win[i * WIN + j];
+				}
+				if (tid == 0) {
+					cmd[1] = w0;
+					cmd[2] = w1;
+					cmd[3] = ks;
+					cmd[4] = ke;
+					cmd[5] = nn;
+				}
+				if (ke == nn - 1) {
+					insweep = false;
+				} else {
+					w0 = ke; // the next window starts with the bulge's column
+					ks = ke + 1;
+				}
+				kind = 1;
+				break;
+			}
+			if (tid == 0)
+				cmd[0] = kind;
+		}
+		grid.sync();
+
+		// ---------------- every block: the window's reflectors on the rest of H and on Z ----------------
+		go = cmd[0];
+		if (go == 0)
+			break;
+		{
+			const long long a0 = cmd[1], a1 = cmd[2], aks = cmd[3], ake = cmd[4], ann = cmd[5];
+			for (int e = tid; e < 6 * (ake - aks + 1); e += T)
+				s_rl[e] = rl[e];
+			__syncthreads();
+			// (a) rows 0 .. a0-1 of H (column form along the row), (b) columns a1+1 .. n-1 of H
+			// (row form down the column), (c) columns of Zt, i.e. rows of Z (column form).
+			// Jobs in chunks of 32 (one warp, coalesced in (b) and (c)), the chunks spread over
+			// the blocks first.
+			const long long na = a0, nb = n - 1 - a1, nc = n;
+			const long long vt = ((long long)warp * gridDim.x + blockIdx.x) * 32 + lane;
+			const long long vstride = (long long)gridDim.x * blockDim.x;
+			for (long long job = vt; job < na + nb + nc; job += vstride) {
+				if (job < na)
+					apply_steps<false>(H + job * n, 1, s_rl, aks, ake, ann);
+				else if (job < na + nb)
+					apply_steps<true>(H + a1 + 1 + (job - na), n, s_rl, aks, ake, ann);
+				else
+					apply_steps<false>(Zt + (job - na - nb), n, s_rl, aks, ake, ann);
+			}
+		}
+		grid.sync();
+	}
+	if (leader && tid == 0) {
 		ev[2 * n + 1] = (double)total;
 		ev[2 * n + 2] = (double)steps;
 	}
