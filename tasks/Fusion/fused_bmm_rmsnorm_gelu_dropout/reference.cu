@@ -1,196 +1,94 @@
-// Fusion/fused_bmm_rmsnorm_gelu_dropout: the reference since 2026-12-01. It is faster at the perf sizes
-// than the former one, examples/pass_former_reference.cu, whose header states the task's
-// semantics in full.
+// fused_bmm_rmsnorm_gelu_dropout reference: the four PyTorch stages, each into its own buffer.
+//   stage `bmm`      (torch.bmm):      bmm[z, i, j] = sum_k input1[z, i, k] * input2[z, k, j]
+//   stage `rmsnorm`  (F.rms_norm over the last dim, weight None): per row r of the [b * n, p]
+//                    result, rmsnorm_rstd[r] = 1 / sqrt(mean_j bmm[r, j]^2 + eps) (one launch),
+//                    rmsnorm = bmm * rmsnorm_rstd[r] (the next launch)
+//   stage `gelu`     (F.gelu):         exact (erf) or tanh form
+//   stage dropout    (F.dropout):      training and p > 0: element e of gelu (flat index) is kept
+//                                      iff kbx_uniform(seed, e) >= p and becomes gelu * scale,
+//                                      scale = 1 / (1 - p) in f32; a dropped element is gelu * 0.
+//                                      training = 0 or p = 0: a copy.
+// Keeping every stage in memory costs three extra passes over the [b, n, p] result: the price of a
+// reference whose stages can be diffed (the product dominates the time anyway).
 //
-// A pipelined f32 SIMT batched GEMM with a two-level f32 accumulator, then one fused
-// row pass (rms statistics, normalisation, GELU, dropout).
-//
-// What the former reference does, and why it is slow at the perf sizes: its product accumulates in f64
-// (fma on doubles) in 64 x 64 tiles, 4 x 4 outputs per thread, one shared buffer with two
-// __syncthreads per 16-wide k-slice and no prefetch. f64 FMA runs at half the f32 rate on H200 and
-// the small register block makes it shared-memory bound as well: ~11 TFLOP/s, 416 ms on the perf
-// sum, ~80 ms at N = 2432 (2 * 32 * 2432^3 = 920 GFLOP). The rms_norm / GELU / dropout stages then
-// make four more passes over the [b, n, p] result (~0.8 GB at N = 2432), minor next to the product.
-//
-// What this version does instead:
-//  - bmm_f32: 128 x 128 tiles per 256-thread block (blockIdx.z = batch), 8 x 8 outputs per thread as
-//    two 4-wide strips 64 apart in each dimension (float4 shared loads, 4 per 64 FMAs, conflict-free:
-//    input1 is stored transposed, k-major, row stride 132), k in slices of 8 through double-buffered
-//    shared memory with the next slice prefetched into registers (one __syncthreads per slice).
-//    Global tiles use float4 loads when m (input1) / p (input2) is a multiple of 4 (every perf row),
-//    guarded scalar loads otherwise; out-of-range elements load as 0, so any b, n, m, p works
-//    (m = 0 gives a zero product). Result into the scratch `bmm` (the former reference's stage name).
-//  - rms_gelu_dropout: one 256-thread block per row: the sum of squares of the f32 product in f64
-//    (as the former reference), rstd = 1 / sqrt(ss / p + eps) in f64 rounded to f32 (also kept in the
-//    reference's scratch `rmsnorm_rstd`), then, per element, __fmul_rn(z, rstd), the former reference's GELU
-//    formulas and its dropout (kbx_uniform(seed, e) >= p with e the flat index r * p + j, x * mask *
-//    scale with the same f32 keep / scale), written once to y. The second read of the row hits
-//    L1/L2 (a row is at most ~10 KB).
-//
-// Why it stays within tolerance (rtol = atol = 1e-5 after rms_norm): the former reference's product is the
-// correctly rounded f64 sum; an f32 product differs by the summation error. A plain sequential f32
-// chain over m = 2432 terms has an error of ~1.2e-6 of the row RMS: a CPU model of this task's
-// pipeline (randn inputs, GELU, scale 1/0.9) puts its elementwise score |c - r| / (atol + rtol |r|)
-// at rms 0.035 and max 0.49 over 2.4e6 elements (the counts fall ~30x per 0.1 of score), so
-// ~0.6-0.65 over the 1.9e8 elements of the largest perf row: it passes, but without much margin. This kernel therefore accumulates in two levels: every
-// thread sums 32 consecutive k (four slices) into a fresh f32 chunk register, and adds the chunk to
-// an f32 running total; the error then grows like sqrt(32 * m) + m / sqrt(32) instead of m. The same
-// CPU model gives rms 0.008 and max 0.06 (about 4x less error; extrapolated max over the row ~0.15).
-// Inputs with NaN / inf propagate exactly as in an f64 sum (the chunks are plain IEEE sums; no
-// overflow in the test data). The statistics are computed in f64 from the f32 product like the
-// reference; GELU and dropout are the former reference's expressions, the mask stream is identical.
-// A CPU emulation of both programs (every case of task.ini, plus odd shapes 2 x 131 x 67 x 135 and
-// 1 x 200 x 129 x 260, and the perf_defaults case scaled by 0.01 and -3) passes everywhere, the
-// worst element at 0.17 of the tolerance (p = 0.99, where the scale is 100), 0.04 at 256^3.
-//
-// Expected speed at the largest perf row (N = 2432, 920 GFLOP): f32 FMA peak on H200 ~66 TFLOP/s;
-// this kernel shape (1 block of 8 warps per SM at 205 registers, 64 independent FMAs per k-step,
-// double-buffered operands) should run at ~55-65% of peak, ~35-42 TFLOP/s, i.e. ~22-26 ms, plus the
-// row pass (~0.76 GB read twice + written once, ~0.5 ms) against the former reference's ~80 ms: ~3-3.5x
-// there and on the perf sum (416 ms -> ~125-140 ms). PyTorch (cuBLAS SGEMM, 20.7 ms at N = 2432)
-// remains ~1.2x faster; closing that needs tensor cores (3xTF32), which this does not attempt.
+// bmm: a 256-thread block computes a 64 x 64 tile with a 4 x 4 register block per thread, walking k
+// in slices of 16 through shared memory. The products of the f32 inputs are accumulated in f64 and
+// rounded once, so `bmm` is the correctly rounded product (PyTorch's cuBLAS SGEMM, no TF32 by
+// default, accumulates in f32, a few ulp from it). f64 FMA runs at half the f32 rate on H200.
+// Out-of-range tile elements load as 0, so any n, m, p (m = 0: zeros) works.
+// rmsnorm: one block per row; the squares of the f32 values are exact in f64 and summed there, the
+// mean, + eps and 1 / sqrt in f64, rounded to f32 once (PyTorch: pow, mean, add, rsqrt in f32, a
+// few ulp from it); then each element is multiplied by the f32 rstd, as PyTorch's z * rstd.
+// gelu and dropout: grid-stride elementwise loops; gelu uses PyTorch's CUDA formulas in f32.
 //
 // @kbx scratch bmm f32 [b, n, p]
 // @kbx scratch rmsnorm_rstd f32 [b * n]
-// @kbx launch bmm_f32<<<dim3(cdiv(p, 128), cdiv(n, 128), b), 256>>>(input1, input2, bmm, b, n, m, p)
-// @kbx launch rms_gelu_dropout<<<min(b * n, 1048576), 256>>>(bmm, rmsnorm_rstd, y, i64(b * n), p, dropout_p, eps, training, approximate, seed)
+// @kbx scratch rmsnorm f32 [b, n, p]
+// @kbx scratch gelu f32 [b, n, p]
+// @kbx launch bmm_tiled<<<dim3(max(1, cdiv(p, 64)), max(1, cdiv(n, 64)), max(1, b)), 256>>>(input1, input2, bmm, b, n, m, p)
+// @kbx launch rms_rstd<<<max(1, min(b * n, 1048576)), 256>>>(bmm, rmsnorm_rstd, i64(b * n), p, eps)
+// @kbx launch rms_apply<<<dim3(max(1, min(cdiv(p, 1024), 64)), max(1, min(b * n, 65535))), 256>>>(bmm, rmsnorm_rstd, rmsnorm, i64(b * n), p)
+// @kbx launch gelu_fwd<<<max(1, min(cdiv(b * n * p, 1024), 65536)), 256>>>(rmsnorm, gelu, i64(b * n * p), approximate)
+// @kbx launch dropout_fwd<<<max(1, min(cdiv(b * n * p, 1024), 65536)), 256>>>(gelu, y, i64(b * n * p), dropout_p, training, seed)
 
 #include <kbx/rng.h>
 
-#define BM 128
-#define BN 128
-#define BK 8
-#define FLUSH 4 // k-slices per f32 chunk (32 k)
+#define BM 64
+#define BN 64
+#define BK 16
 
-// c[z] = a[z] @ bb[z]: a [nb, n, m], bb [nb, m, p], c [nb, n, p], all contiguous. Thread (ty, tx)
-// owns rows ty * 4 + (i % 4) + 64 * (i / 4) and columns tx * 4 + (j % 4) + 64 * (j / 4), i, j < 8.
-extern "C" __global__ void __launch_bounds__(256, 1)
-bmm_f32(const float *__restrict__ a, const float *__restrict__ bb, float *__restrict__ c, long long nb, long long n,
-	long long m, long long p)
+// c[z] = a[z] @ bb[z]: a [nb, n, m], bb [nb, m, p], c [nb, n, p], all contiguous.
+extern "C" __global__ void __launch_bounds__(256)
+bmm_tiled(const float* __restrict__ a, const float* __restrict__ bb, float* __restrict__ c, long long nb, long long n,
+          long long m, long long p)
 {
-	__shared__ __align__(16) float As[2][BK][BM + 4]; // As[buf][k][row]
-	__shared__ __align__(16) float Bs[2][BK][BN];     // Bs[buf][k][col]
+	__shared__ float As[BK][BM + 1]; // transposed: As[kk][row]
+	__shared__ float Bs[BK][BN];
 	const long long z = blockIdx.z;
 	if (z >= nb)
 		return;
 	const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
 	const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;
-	const float *A = a + z * n * m;
-	const float *B = bb + z * m * p;
-	float *C = c + z * n * p;
-	const bool avec = (m % 4) == 0, bvec = (p % 4) == 0;
-	const long long T = (m + BK - 1) / BK;
-	// This thread's float4 chunk of each tile: A (row ar, k 4 aq..4 aq + 3), B (k bk, cols 4 bq..).
-	const int ar = tid / 2, aq = tid % 2, bk = tid / 32, bq = tid % 32;
-	float4 ra, rb;
-
-	auto load = [&](long long k0) {
-		float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-		long long gr = row0 + ar, gk = k0 + 4 * aq;
-		if (gr < n) {
-			const float *q = A + gr * m + gk;
-			if (avec) {
-				if (gk < m)
-					v = __ldg((const float4 *)q);
-			} else {
-				if (gk < m) v.x = __ldg(q);
-				if (gk + 1 < m) v.y = __ldg(q + 1);
-				if (gk + 2 < m) v.z = __ldg(q + 2);
-				if (gk + 3 < m) v.w = __ldg(q + 3);
-			}
+	const float* A = a + z * n * m;
+	const float* B = bb + z * m * p;
+	float* C = c + z * n * p;
+	double acc[4][4];
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			acc[i][j] = 0.0;
+	for (long long k0 = 0; k0 < m; k0 += BK) {
+		for (int r = 0; r < 4; r++) { // A tile: 64 rows x 16 k, consecutive threads along k
+			int idx = tid + 256 * r, row = idx / BK, kk = idx % BK;
+			long long gr = row0 + row, gk = k0 + kk;
+			As[kk][row] = (gr < n && gk < m) ? A[gr * m + gk] : 0.0f;
 		}
-		ra = v;
-		v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-		gk = k0 + bk;
-		const long long gc = col0 + 4 * bq;
-		if (gk < m) {
-			const float *q = B + gk * p + gc;
-			if (bvec) {
-				if (gc < p)
-					v = __ldg((const float4 *)q);
-			} else {
-				if (gc < p) v.x = __ldg(q);
-				if (gc + 1 < p) v.y = __ldg(q + 1);
-				if (gc + 2 < p) v.z = __ldg(q + 2);
-				if (gc + 3 < p) v.w = __ldg(q + 3);
-			}
+		for (int r = 0; r < 4; r++) { // B tile: 16 k x 64 columns, consecutive threads along p
+			int idx = tid + 256 * r, kk = idx / BN, col = idx % BN;
+			long long gk = k0 + kk, gc = col0 + col;
+			Bs[kk][col] = (gk < m && gc < p) ? B[gk * p + gc] : 0.0f;
 		}
-		rb = v;
-	};
-	auto store = [&](int buf) {
-		As[buf][4 * aq + 0][ar] = ra.x;
-		As[buf][4 * aq + 1][ar] = ra.y;
-		As[buf][4 * aq + 2][ar] = ra.z;
-		As[buf][4 * aq + 3][ar] = ra.w;
-		*(float4 *)&Bs[buf][bk][4 * bq] = rb;
-	};
-
-	float acc[8][8], tot[8][8];
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++) {
-			acc[i][j] = 0.0f;
-			tot[i][j] = 0.0f;
-		}
-
-	if (T > 0) {
-		load(0);
-		store(0);
-	}
-	__syncthreads();
-	for (long long t = 0; t < T; t++) {
-		const int buf = (int)(t & 1);
-		if (t + 1 < T)
-			load((t + 1) * BK);
+		__syncthreads();
 #pragma unroll
 		for (int kk = 0; kk < BK; kk++) {
-			float av[8], bv[8];
-			const float4 a0 = *(const float4 *)&As[buf][kk][ty * 4];
-			const float4 a1 = *(const float4 *)&As[buf][kk][ty * 4 + 64];
-			const float4 b0 = *(const float4 *)&Bs[buf][kk][tx * 4];
-			const float4 b1 = *(const float4 *)&Bs[buf][kk][tx * 4 + 64];
-			av[0] = a0.x; av[1] = a0.y; av[2] = a0.z; av[3] = a0.w;
-			av[4] = a1.x; av[5] = a1.y; av[6] = a1.z; av[7] = a1.w;
-			bv[0] = b0.x; bv[1] = b0.y; bv[2] = b0.z; bv[3] = b0.w;
-			bv[4] = b1.x; bv[5] = b1.y; bv[6] = b1.z; bv[7] = b1.w;
-#pragma unroll
-			for (int i = 0; i < 8; i++)
-#pragma unroll
-				for (int j = 0; j < 8; j++)
-					acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+			float av[4], bv[4];
+			for (int i = 0; i < 4; i++)
+				av[i] = As[kk][ty + 16 * i];
+			for (int j = 0; j < 4; j++)
+				bv[j] = Bs[kk][tx + 16 * j];
+			for (int i = 0; i < 4; i++)
+				for (int j = 0; j < 4; j++)
+					acc[i][j] = fma((double)av[i], (double)bv[j], acc[i][j]);
 		}
-		if ((t % FLUSH) == FLUSH - 1 || t + 1 == T) {
-#pragma unroll
-			for (int i = 0; i < 8; i++)
-#pragma unroll
-				for (int j = 0; j < 8; j++) {
-					tot[i][j] += acc[i][j];
-					acc[i][j] = 0.0f;
-				}
-		}
-		if (t + 1 < T)
-			store(buf ^ 1);
 		__syncthreads();
 	}
-
-#pragma unroll
-	for (int i = 0; i < 8; i++) {
-		const long long gr = row0 + ty * 4 + (i % 4) + 64 * (i / 4);
+	for (int i = 0; i < 4; i++) {
+		long long gr = row0 + ty + 16 * i;
 		if (gr >= n)
 			continue;
-		float *crow = C + gr * p;
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const long long gc = col0 + tx * 4 + 64 * h;
-			if (bvec && gc + 3 < p) {
-				*(float4 *)(crow + gc) = make_float4(tot[i][4 * h], tot[i][4 * h + 1], tot[i][4 * h + 2], tot[i][4 * h + 3]);
-			} else {
-#pragma unroll
-				for (int e = 0; e < 4; e++)
-					if (gc + e < p)
-						crow[gc + e] = tot[i][4 * h + e];
-			}
+		for (int j = 0; j < 4; j++) {
+			long long gc = col0 + tx + 16 * j;
+			if (gc < p)
+				C[gr * p + gc] = (float)acc[i][j];
 		}
 	}
 }
@@ -211,7 +109,38 @@ static __device__ double block_sum(double v)
 	return r;
 }
 
-// F.gelu on CUDA, in f32 (the reference's formulas).
+// rstd[r] = 1 / sqrt(mean of x[r, :]^2 + eps), one block per row (grid-stride over rows). An empty
+// row (p = 0) has nothing to normalise; its rstd is never read.
+extern "C" __global__ void __launch_bounds__(256)
+rms_rstd(const float* __restrict__ x, float* __restrict__ rstd, long long rows, long long p, float eps)
+{
+	for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+		const float* xr = x + r * p;
+		double ss = 0.0;
+		for (long long j = threadIdx.x; j < p; j += 256) {
+			double v = (double)xr[j];
+			ss += v * v;
+		}
+		ss = block_sum(ss);
+		if (threadIdx.x == 0)
+			rstd[r] = (float)(1.0 / sqrt(ss / (double)p + (double)eps));
+	}
+}
+
+// out[r, j] = x[r, j] * rstd[r]: blockIdx.y walks rows, x threads walk a row.
+extern "C" __global__ void __launch_bounds__(256)
+rms_apply(const float* __restrict__ x, const float* __restrict__ rstd, float* __restrict__ out, long long rows,
+          long long p)
+{
+	for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+		const float s = rstd[r];
+		for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < p; j += (long long)gridDim.x * blockDim.x)
+			out[r * p + j] = __fmul_rn(x[r * p + j], s);
+	}
+}
+
+// F.gelu on CUDA, in f32: approximate = 0: x * 0.5 * (1 + erf(x * M_SQRT1_2));
+// approximate = 1: 0.5 * x * (1 + tanh(kBeta * (x + kKappa * x^3))), kBeta = sqrt(2 / pi).
 static __device__ __forceinline__ float gelu_one(float x, int approximate)
 {
 	if (approximate) {
@@ -224,33 +153,30 @@ static __device__ __forceinline__ float gelu_one(float x, int approximate)
 	return x * 0.5f * (1.0f + erff(x * kAlpha));
 }
 
-// y[r, :] = dropout(gelu(z[r, :] * rstd[r])): one block per row (grid-stride over rows).
 extern "C" __global__ void __launch_bounds__(256)
-rms_gelu_dropout(const float *__restrict__ z, float *__restrict__ rstd_out, float *__restrict__ y, long long rows,
-		 long long p, float dp, float eps, int training, int approximate, long long seed)
+gelu_fwd(const float* __restrict__ x, float* __restrict__ y, long long n, int approximate)
 {
-	const bool active = training && dp > 0.0f;
-	const float keep = (float)(1.0 - (double)dp);
-	const float scale = dp < 1.0f ? (float)(1.0 / (double)keep) : 0.0f;
-	for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
-		const float *zr = z + r * p;
-		double ss = 0.0;
-		for (long long j = threadIdx.x; j < p; j += 256) {
-			double v = (double)zr[j];
-			ss += v * v;
+	const long long stride = (long long)gridDim.x * blockDim.x;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride)
+		y[e] = gelu_one(x[e], approximate);
+}
+
+// F.dropout with kbx's mask: keep iff kbx_uniform(seed, e) >= p. PyTorch's kernel computes
+// x * mask * scale with mask 0 or 1, so a dropped NaN or inf gives NaN; scale is 1 / keep_prob
+// (keep_prob = 1 - p rounded to f32, the quotient rounded to f32). p = 1 drops everything (x * 0).
+extern "C" __global__ void __launch_bounds__(256)
+dropout_fwd(const float* __restrict__ x, float* __restrict__ out, long long n, float p, int training, long long seed)
+{
+	const long long stride = (long long)gridDim.x * blockDim.x;
+	const bool active = training && p > 0.0f;
+	const float keep = (float)(1.0 - (double)p);
+	const float scale = p < 1.0f ? (float)(1.0 / (double)keep) : 0.0f;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride) {
+		float v = x[e];
+		if (active) {
+			float mask = kbx_uniform((unsigned long long)seed, (unsigned long long)e) >= p ? 1.0f : 0.0f;
+			v = __fmul_rn(__fmul_rn(v, mask), scale);
 		}
-		ss = block_sum(ss);
-		const float rs = (float)(1.0 / sqrt(ss / (double)p + (double)eps));
-		if (threadIdx.x == 0)
-			rstd_out[r] = rs;
-		for (long long j = threadIdx.x; j < p; j += 256) {
-			const long long e = r * p + j;
-			float v = gelu_one(__fmul_rn(zr[j], rs), approximate);
-			if (active) {
-				float mask = kbx_uniform((unsigned long long)seed, (unsigned long long)e) >= dp ? 1.0f : 0.0f;
-				v = __fmul_rn(__fmul_rn(v, mask), scale);
-			}
-			y[e] = v;
-		}
+		out[e] = v;
 	}
 }
