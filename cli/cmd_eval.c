@@ -98,12 +98,7 @@ static void c_done(void *ctx, const struct run_summary *s)
 	r->tflops = r->perf ? k->last_tflops : -1;
 	r->bw_fraction = r->perf && k->last_bw_fraction > 0 ? k->last_bw_fraction : -1;
 	r->flop_fraction = r->perf && k->last_flop_fraction > 0 ? k->last_flop_fraction : -1;
-	r->compile_s = s->compile_s;
-	r->inputs_s = s->inputs_s;
-	r->verify_s = s->verify_s;
-	r->timing_s = s->timing_s;
-	r->launch_s = s->launch_s;
-	r->transfer_s = s->transfer_s;
+	r->split = s->split;
 }
 
 static void run_item(const struct eval_item *item, int worker, void *ctxp, struct eval_record *out)

@@ -138,9 +138,9 @@ static void finish(struct run *r, enum verdict v, const char *fmt, ...)
 	}
 	r->sum.verdict = v;
 	r->sum.seconds = now_seconds() - r->t0;
-	r->sum.verify_s = r->sum.seconds - r->sum.compile_s - r->sum.inputs_s - r->sum.timing_s;
-	if (r->sum.verify_s < 0)
-		r->sum.verify_s = 0;
+	r->sum.split.verify_s = r->sum.seconds - r->sum.split.compile_s - r->sum.split.inputs_s - r->sum.split.timing_s;
+	if (r->sum.split.verify_s < 0)
+		r->sum.split.verify_s = 0;
 	free(r->sum.message);
 	r->sum.message = xstrdup(msg);
 	if (r->ev->done)
@@ -470,7 +470,7 @@ static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struc
 	const struct task *t = r->t;
 	const struct problem *pb = &c->pb;
 	enum kbx_status st = KBX_OK;
-	double t0 = now_seconds(), drawn0 = r->sum.inputs_s;
+	double t0 = now_seconds(), drawn0 = r->sum.split.inputs_s;
 	int i;
 
 	for (i = 0; i < pb->nbufs && !st; i++) {
@@ -488,7 +488,7 @@ static enum kbx_status set_prepare(struct run *r, struct dev_set *s, const struc
 		st = gpu_memset8(r->gpu, s->scratch[i].ptr, poison ? poison_byte(p->spec.scratch[i].dtype) : 0,
 				 s->scratch_bytes[i]);
 	/* copies and fills; inputs drawn on the device counted themselves as input generation */
-	r->sum.transfer_s += now_seconds() - t0 - (r->sum.inputs_s - drawn0);
+	r->sum.split.transfer_s += now_seconds() - t0 - (r->sum.split.inputs_s - drawn0);
 	return st;
 }
 
@@ -638,7 +638,7 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 	/* one synchronised call's wall time: an upper bound of its GPU time, for bench_run's
 	 * estimate (bench.h hint_ms) */
 	if (sync)
-		r->sum.launch_s += now_seconds() - t0;
+		r->sum.split.launch_s += now_seconds() - t0;
 	if (!st && sync)
 		r->last_call_ms[p == &r->ref] = (now_seconds() - t0) * 1e3 / (double)(calls > 0 ? calls : 1);
 	/* What follows a synchronous run is host work (downloads, comparisons over every element,
@@ -690,7 +690,7 @@ static enum kbx_status make_inputs(struct run *r, const struct problem *pb, cons
 		}
 		gen_spec_free(&g);
 	}
-	r->sum.inputs_s += now_seconds() - t0;
+	r->sum.split.inputs_s += now_seconds() - t0;
 	if (st) {
 		host_free(h, pb->nbufs);
 		return st;
@@ -762,7 +762,7 @@ static enum kbx_status device_fill(struct run *r, const struct case_ctx *c, cons
 	gen_spec_free(&g);
 	/* drawing is input generation; the check is part of verifying (the split's remainder) */
 	if (!check)
-		r->sum.inputs_s += now_seconds() - t0;
+		r->sum.split.inputs_s += now_seconds() - t0;
 	return st;
 }
 
@@ -783,7 +783,7 @@ static enum kbx_status fetch_outputs(struct run *r, const struct dev_set *s, con
 		if (b->bytes)
 			st = gpu_download(r->gpu, h[i], s->args[b->arg - r->t->args].ptr, b->bytes);
 	}
-	r->sum.transfer_s += now_seconds() - t0;
+	r->sum.split.transfer_s += now_seconds() - t0;
 	*out = h;
 	return st;
 }
@@ -964,7 +964,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			double t0 = now_seconds();
 
 			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
-			r->sum.transfer_s += now_seconds() - t0;
+			r->sum.split.transfer_s += now_seconds() - t0;
 			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
 				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
 				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
@@ -1559,7 +1559,7 @@ static enum kbx_status time_program(struct run *r, const struct program *p, cons
 	struct bench_call c = { &b, bench_call_program, bench_flush, r->nvml, r->last_call_ms[p == &r->ref] };
 	enum kbx_status st = bench_run(r->gpu, &c, &r->o->bench, out);
 
-	r->sum.timing_s += out->wall_s;
+	r->sum.split.timing_s += out->wall_s;
 	return st;
 }
 
@@ -1772,7 +1772,7 @@ static enum kbx_status prepare_program(struct run *r, struct program *p, const c
 	double t0 = now_seconds();
 
 	st = compile_source(r, src, name, cache, cr, image, image_size);
-	r->sum.compile_s += now_seconds() - t0;
+	r->sum.split.compile_s += now_seconds() - t0;
 	if (st || !cr->ok)
 		return st;
 	st = launch_parse_source(src, name, &p->spec);

@@ -304,6 +304,14 @@ static double num_or(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+/* The split's fields as numbers of o (a record or a summary), under the same names. */
+static void split_put(json_t *o, const struct time_split *t)
+{
+#define PUT_SPLIT(f, required) json_object_set_new(o, #f, json_real(t->f));
+	TIME_SPLIT_LIST(PUT_SPLIT)
+#undef PUT_SPLIT
+}
+
 char *eval_record_to_json(const struct eval_record *r)
 {
 	json_t *o = json_object();
@@ -331,12 +339,7 @@ char *eval_record_to_json(const struct eval_record *r)
 	json_object_set_new(o, "flop_fraction", r->flop_fraction > 0 ? num_or_null(r->flop_fraction) : json_null());
 	json_object_set_new(o, "device", json_integer(r->device));
 	json_object_set_new(o, "seconds", json_real(r->seconds));
-	json_object_set_new(o, "compile_s", json_real(r->compile_s));
-	json_object_set_new(o, "inputs_s", json_real(r->inputs_s));
-	json_object_set_new(o, "verify_s", json_real(r->verify_s));
-	json_object_set_new(o, "timing_s", json_real(r->timing_s));
-	json_object_set_new(o, "launch_s", json_real(r->launch_s));
-	json_object_set_new(o, "transfer_s", json_real(r->transfer_s));
+	split_put(o, &r->split);
 	json_object_set_new(o, "message", json_string(r->message ? r->message : ""));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -387,12 +390,9 @@ enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
 	r->flop_fraction = num_or(o, "flop_fraction");
 	r->device = (int)json_integer_value(json_object_get(o, "device"));
 	r->seconds = num_or(o, "seconds");
-	r->compile_s = fmax(0, num_or(o, "compile_s"));
-	r->inputs_s = fmax(0, num_or(o, "inputs_s"));
-	r->verify_s = fmax(0, num_or(o, "verify_s"));
-	r->timing_s = fmax(0, num_or(o, "timing_s"));
-	r->launch_s = fmax(0, num_or(o, "launch_s"));
-	r->transfer_s = fmax(0, num_or(o, "transfer_s"));
+#define GET_SPLIT(f, required) r->split.f = fmax(0, num_or(o, #f));
+	TIME_SPLIT_LIST(GET_SPLIT)
+#undef GET_SPLIT
 	json_decref(o);
 	if (!r->id || !*r->verdict) {
 		eval_record_free(r);
@@ -538,19 +538,15 @@ enum kbx_status eval_schedule(struct eval_item *const *items, int n, int nworker
 struct tally {
 	int items, call, exe, perf, timed, slower;
 	double sum, logsum;
-	double seconds, compile_s, inputs_s, verify_s, timing_s, launch_s, transfer_s;
+	double seconds;
+	struct time_split split;
 };
 
 static void tally_add(struct tally *t, const struct eval_record *r)
 {
 	t->items++;
 	t->seconds += fmax(0, r->seconds);
-	t->compile_s += r->compile_s;
-	t->inputs_s += r->inputs_s;
-	t->verify_s += r->verify_s;
-	t->timing_s += r->timing_s;
-	t->launch_s += r->launch_s;
-	t->transfer_s += r->transfer_s;
+	time_split_add(&t->split, &r->split);
 	t->call += r->call;
 	t->exe += r->exe;
 	t->perf += r->perf;
@@ -579,12 +575,7 @@ static json_t *tally_json(const struct tally *t)
 	/* Item seconds summed (with several GPUs, more than the wall time) and the workers' split
 	 * of them; the rest of an item's seconds is starting the worker and recording. */
 	json_object_set_new(o, "seconds", json_real(t->seconds));
-	json_object_set_new(o, "compile_s", json_real(t->compile_s));
-	json_object_set_new(o, "inputs_s", json_real(t->inputs_s));
-	json_object_set_new(o, "verify_s", json_real(t->verify_s));
-	json_object_set_new(o, "timing_s", json_real(t->timing_s));
-	json_object_set_new(o, "launch_s", json_real(t->launch_s));
-	json_object_set_new(o, "transfer_s", json_real(t->transfer_s));
+	split_put(o, &t->split);
 	return o;
 }
 

@@ -25,6 +25,7 @@
 
 #include <stdio.h>
 
+#include "result.h"
 #include "status.h"
 #include "task.h"
 
@@ -53,10 +54,9 @@ struct eval_record {
 	double bw_fraction, flop_fraction; /* the same as fractions of the GPU's calibration; < 0 none */
 	int device;             /* the worker (GPU ordinal) that ran it */
 	double seconds;
-	/* the worker's split of its time (run_summary): compile, inputs, verify, timing; 0 when
-	 * unknown (items that never reached a worker, records from before the split) */
-	double compile_s, inputs_s, verify_s, timing_s;
-	double launch_s, transfer_s;    /* parts of verify_s */
+	/* the worker's split of its time (run_summary); 0 when unknown (items that never reached
+	 * a worker, records from before the split) */
+	struct time_split split;
 };
 
 enum kbx_status eval_items_load(const char *source, const struct catalogue *cat, struct eval_item **items, int *n);

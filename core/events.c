@@ -301,12 +301,9 @@ static void fill_summary(json_t *o, const struct run_summary *s)
 	{
 		json_t *split = must(json_object());
 
-		put(split, "compile_s", jnum(s->compile_s));
-		put(split, "inputs_s", jnum(s->inputs_s));
-		put(split, "verify_s", jnum(s->verify_s));
-		put(split, "timing_s", jnum(s->timing_s));
-		put(split, "launch_s", jnum(s->launch_s));
-		put(split, "transfer_s", jnum(s->transfer_s));
+#define PUT_SPLIT(f, required) put(split, #f, jnum(s->split.f));
+		TIME_SPLIT_LIST(PUT_SPLIT)
+#undef PUT_SPLIT
 		put(o, "split", split);
 	}
 }
@@ -872,15 +869,11 @@ static void read_summary(struct dec *d, const json_t *o, struct run_summary *s)
 			fail(d, "split");
 			return;
 		}
-		s->compile_s = get_num(d, split, "compile_s");
-		s->inputs_s = get_num(d, split, "inputs_s");
-		s->verify_s = get_num(d, split, "verify_s");
-		s->timing_s = get_num(d, split, "timing_s");
-		/* added after the first four: optional */
-		if (json_object_get(split, "launch_s"))
-			s->launch_s = get_num(d, split, "launch_s");
-		if (json_object_get(split, "transfer_s"))
-			s->transfer_s = get_num(d, split, "transfer_s");
+#define GET_SPLIT(f, required) \
+	if ((required) || json_object_get(split, #f)) \
+		s->split.f = get_num(d, split, #f);
+		TIME_SPLIT_LIST(GET_SPLIT)
+#undef GET_SPLIT
 	}
 }
 

@@ -5,6 +5,13 @@
 
 #include "util.h"
 
+void time_split_add(struct time_split *sum, const struct time_split *part)
+{
+#define TIME_SPLIT_ADD(f, required) sum->f += part->f;
+	TIME_SPLIT_LIST(TIME_SPLIT_ADD)
+#undef TIME_SPLIT_ADD
+}
+
 const char *verdict_name(enum verdict v)
 {
 	switch (v) {

@@ -115,6 +115,23 @@ struct compile_result {
 	int ndiags;
 };
 
+/* Where a run's seconds went (summary.split in JSON, and eval's records): compiling (NVRTC or
+ * the cache), drawing inputs, verification (what is left: launches, copies, comparisons; launch_s
+ * and transfer_s are its synchronised launches and its copies to and from the GPU), and timing
+ * (bench_run). X(field, required): required fields are in every stored split; the others came
+ * later and read as 0 when missing. */
+#define TIME_SPLIT_LIST(X) \
+	X(compile_s, 1) X(inputs_s, 1) X(verify_s, 1) X(timing_s, 1) X(launch_s, 0) X(transfer_s, 0)
+
+struct time_split {
+#define TIME_SPLIT_FIELD(f, required) double f;
+	TIME_SPLIT_LIST(TIME_SPLIT_FIELD)
+#undef TIME_SPLIT_FIELD
+};
+
+/* sum += part, field by field. */
+void time_split_add(struct time_split *sum, const struct time_split *part);
+
 struct run_summary {
 	enum verdict verdict;
 	unsigned warnings;
@@ -127,10 +144,7 @@ struct run_summary {
 	char golden_table[32];  /* matched golden folder, "" if none */
 	int driver_version;
 	double seconds;
-	/* where the seconds went: compiling (NVRTC or the cache), generating inputs on the host,
-	 * timing (bench_run), and the rest (verification: launches, downloads, comparisons) */
-	double compile_s, inputs_s, timing_s, verify_s;
-	double launch_s, transfer_s;    /* parts of verify_s: synchronised launches, copies to and from the GPU */
+	struct time_split split;
 };
 
 /* Free what a result owns (not the struct itself) and zero it; NULL is fine. */

@@ -198,6 +198,9 @@ static void fake_run(const struct eval_item *item, int worker, void *ctx, struct
 	out->speedup_golden = out->exe ? (i % 2 ? 2.0 : 0.5) : -1;
 	out->speedup_ref = -1;
 	out->ms = out->ref_ms = out->golden_ms = out->gbps = out->tflops = -1;
+	/* each part of the split its own power of two, so that a swapped or dropped field shows */
+	out->split = (struct time_split){ .compile_s = 0.25, .inputs_s = 0.5, .verify_s = 1, .timing_s = 2,
+					  .launch_s = 0.125, .transfer_s = 0.0625 };
 }
 
 static void fake_done(const struct eval_record *rec, int finished, int total, void *ctx)
@@ -265,6 +268,13 @@ static void test_schedule_and_resume(void **state)
 		assert_float_equal(json_real_value(json_object_get(all, "speedup_geomean")), 1.0, 1e-9);
 		assert_float_equal(json_real_value(json_object_get(all, "slower_share")), 0.5, 1e-9);
 		assert_non_null(json_object_get(json_object_get(s, "categories"), "Odd"));
+		/* the split went through progress.jsonl and was summed: 40 items of each part */
+		assert_float_equal(json_real_value(json_object_get(all, "compile_s")), 10, 0);
+		assert_float_equal(json_real_value(json_object_get(all, "inputs_s")), 20, 0);
+		assert_float_equal(json_real_value(json_object_get(all, "verify_s")), 40, 0);
+		assert_float_equal(json_real_value(json_object_get(all, "timing_s")), 80, 0);
+		assert_float_equal(json_real_value(json_object_get(all, "launch_s")), 5, 0);
+		assert_float_equal(json_real_value(json_object_get(all, "transfer_s")), 2.5, 0);
 		json_decref(s);
 		free(sp);
 	}

@@ -135,6 +135,8 @@ static void make_summary(struct run_summary *s)
 	snprintf(s->golden_table, sizeof(s->golden_table), "h200");
 	s->driver_version = 12080;
 	s->seconds = 12.75;
+	s->split = (struct time_split){ .compile_s = 0.5, .inputs_s = 1.25, .verify_s = 3, .timing_s = 8,
+					.launch_s = 0.75, .transfer_s = 0.375 };
 }
 
 /* ---- equality ------------------------------------------------------------------------------ */
@@ -275,6 +277,9 @@ static void summary_eq(const struct run_summary *a, const struct run_summary *b)
 	assert_string_equal(a->golden_table, b->golden_table);
 	assert_int_equal(a->driver_version, b->driver_version);
 	EQN(a->seconds, b->seconds);
+#define SPLIT_EQ(f, required) EQN(a->split.f, b->split.f);
+	TIME_SPLIT_LIST(SPLIT_EQ)
+#undef SPLIT_EQ
 }
 
 /* ---- a run_events that checks what arrives against what was sent ---------------------------- */
@@ -551,6 +556,50 @@ static void test_fixed_fields(void **state)
 	json_decref(o);
 	free(t);
 	sbuf_release(&long_name);
+}
+
+/* A split stored before launch_s and transfer_s existed reads them as 0; one that lacks a part
+ * every split has had, or holds a string, is malformed. */
+static void test_split_versions(void **state)
+{
+	struct run_summary s, d;
+	json_t *o, *split;
+	char *t;
+
+	(void)state;
+	make_summary(&s);
+	t = run_summary_to_json(&s);
+	o = json_loads(t, 0, NULL);
+	free(t);
+	assert_non_null(o);
+	split = json_object_get(o, "split");
+	json_object_del(split, "launch_s");
+	json_object_del(split, "transfer_s");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_OK);
+	assert_true(d.split.timing_s == s.split.timing_s && d.split.compile_s == s.split.compile_s);
+	assert_true(d.split.launch_s == 0 && d.split.transfer_s == 0);
+	run_summary_free(&d);
+	free(t);
+
+	json_object_set_new(split, "inputs_s", json_string("1.25"));
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_EPARSE);
+	free(t);
+	json_object_del(split, "inputs_s");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_EPARSE);
+	free(t);
+
+	/* a summary from before the split has none at all: every part 0 */
+	json_object_del(o, "split");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_OK);
+	assert_true(d.split.compile_s == 0 && d.split.verify_s == 0);
+	run_summary_free(&d);
+	free(t);
+	json_decref(o);
+	run_summary_free(&s);
 }
 
 static int total_calls(const struct expect *x)
@@ -964,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_pipe),
 		cmocka_unit_test(test_to_json_from_json),
 		cmocka_unit_test(test_fixed_fields),
+		cmocka_unit_test(test_split_versions),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_tee),
