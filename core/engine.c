@@ -74,6 +74,8 @@ struct run {
 	struct gpu *gpu;
 	struct gpu_info info;
 	struct program cand, ref;
+	struct program stages;      /* the task's stage program ([task] stages), once loaded */
+	int stages_state;           /* 0: not tried yet, 1: loaded, -1: could not be loaded */
 	struct run_summary sum;
 	int sticky;
 	char *missing_evidence;     /* required evidence rules the candidate lacks, or NULL */
@@ -639,7 +641,7 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 	 * estimate (bench.h hint_ms) */
 	if (sync)
 		r->sum.split.launch_s += now_seconds() - t0;
-	if (!st && sync)
+	if (!st && sync && (p == &r->cand || p == &r->ref))
 		r->last_call_ms[p == &r->ref] = (now_seconds() - t0) * 1e3 / (double)(calls > 0 ? calls : 1);
 	/* What follows a synchronous run is host work (downloads, comparisons over every element,
 	 * the next set's uploads): its own phase, with a limit that grows with the data, so that a
@@ -838,17 +840,20 @@ static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
 		snprintf(buf + off, len - off, "]");
 }
 
-/* Compare scratch buffers the candidate shares (by name, dtype and size) with the reference,
- * in the reference's order: the first that differs is the first wrong stage. */
-static enum kbx_status first_wrong_stage(struct run *r, const struct dev_set *cs, const struct dev_set *rs,
-					 const struct tolerance *tol, char *out, size_t outlen)
+/* Compare the scratch buffers the candidate shares (by name, dtype and size) with another
+ * program's (the reference's or the stage program's), in that program's order: the first that
+ * differs is the first wrong stage. *shared says whether any buffer was shared at all. */
+static enum kbx_status diff_stages(struct run *r, const struct program *p, const struct dev_set *ps,
+				   const struct dev_set *cs, const struct tolerance *tol, char *out, size_t outlen,
+				   int *shared)
 {
 	enum kbx_status st = KBX_OK;
 	int i, j;
 
 	*out = '\0';
-	for (i = 0; i < r->ref.spec.nscratch && !st && !*out; i++) {
-		const struct scratch_decl *rd = &r->ref.spec.scratch[i];
+	*shared = 0;
+	for (i = 0; i < p->spec.nscratch && !st && !*out; i++) {
+		const struct scratch_decl *rd = &p->spec.scratch[i];
 
 		for (j = 0; j < r->cand.spec.nscratch; j++) {
 			const struct scratch_decl *cd = &r->cand.spec.scratch[j];
@@ -857,14 +862,15 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct dev_set *cs
 			void *a, *b;
 
 			if (strcmp(rd->name, cd->name) || rd->dtype != cd->dtype ||
-			    rs->scratch_bytes[i] != cs->scratch_bytes[j] || !rs->scratch_bytes[i])
+			    ps->scratch_bytes[i] != cs->scratch_bytes[j] || !ps->scratch_bytes[i])
 				continue;
+			*shared = 1;
 			a = xmalloc(cs->scratch_bytes[j]);
-			b = xmalloc(rs->scratch_bytes[i]);
+			b = xmalloc(ps->scratch_bytes[i]);
 			st = gpu_download(r->gpu, a, cs->scratch[j].ptr, cs->scratch_bytes[j]);
 			if (!st)
-				st = gpu_download(r->gpu, b, rs->scratch[i].ptr, rs->scratch_bytes[i]);
-			shape[0] = (long long)(rs->scratch_bytes[i] / dtype_size(rd->dtype));
+				st = gpu_download(r->gpu, b, ps->scratch[i].ptr, ps->scratch_bytes[i]);
+			shape[0] = (long long)(ps->scratch_bytes[i] / dtype_size(rd->dtype));
 			if (!st) {
 				compare_buffers(rd->dtype, a, b, shape, 1, tol, &cmp);
 				if (!cmp.pass)
@@ -874,6 +880,77 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct dev_set *cs
 			free(b);
 			break;
 		}
+	}
+	return st;
+}
+
+static enum kbx_status prepare_program(struct run *r, struct program *p, const char *src, const char *name,
+				       const struct compile_cache *cache, struct compile_result *cr, void **image,
+				       size_t *image_size);
+
+/* The task's stage program ([task] stages): a staged implementation, one of its examples, kept
+ * for the stage diff when the reference is fused and keeps no stage buffers. Compiled (through
+ * the compile cache) and loaded the first time a failing candidate needs it; NULL when the task
+ * has none or it cannot be loaded (said in a log line: the verdict never depends on it). */
+static struct program *stage_program(struct run *r)
+{
+	struct compile_result cr;
+	char *src = NULL, why[1024] = "";
+	void *image = NULL;
+	size_t len = 0, size = 0;
+	enum kbx_status st;
+
+	if (r->stages_state || !r->t->stages_path)
+		return r->stages_state > 0 ? &r->stages : NULL;
+	r->stages_state = -1;
+	r->stages.role = "stage program";
+	memset(&cr, 0, sizeof(cr));
+	st = read_file(r->t->stages_path, &src, &len);
+	if (!st)
+		st = prepare_program(r, &r->stages, src, r->t->stages_path, r->cache, &cr, &image, &size);
+	if (!st && !cr.ok)
+		snprintf(why, sizeof(why), "does not compile: %s", cr.ndiags ? cr.diags[0].message : "see its log");
+	if (!st && !*why)
+		st = bind_program(r, &r->stages, image, why, sizeof(why));
+	if (st)
+		snprintf(why, sizeof(why), "%s", kbx_last_error());
+	if (*why)
+		emit_log(r, "no stage diff: the stage program %s %s", r->t->stages_path, why);
+	else
+		r->stages_state = 1;
+	compile_result_free(&cr);
+	free(image);
+	free(src);
+	return r->stages_state > 0 ? &r->stages : NULL;
+}
+
+/* The first stage where the candidate goes wrong, by its scratch buffers: against the reference's
+ * when it shares any with the candidate, else against the task's stage program, run here on the
+ * same inputs. "" when no stage differs or none can be compared. */
+static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c, char *out, size_t outlen)
+{
+	const struct program *p;
+	struct dev_set ss;
+	enum kbx_status st;
+	char why[1024];
+	int shared;
+
+	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, out, outlen, &shared);
+	if (st || shared || !r->cand.spec.nscratch || !(p = stage_program(r)))
+		return st;
+	*why = '\0';
+	st = set_alloc(r, &ss, &c->pb, p);
+	if (!st)
+		st = set_prepare(r, &ss, c, p, 0);
+	if (!st && !(st = run_launches(r, p, &ss, &c->pb, 1, "stage diff", why, sizeof(why))))
+		st = diff_stages(r, p, &ss, &c->cs, &c->tol, out, outlen, &shared);
+	set_free(r, &ss, r->t);
+	/* A stage program that cannot run leaves the stage unnamed (the verdict stands without it);
+	 * a sticky GPU error is the run's own and goes up. */
+	if (st && !r->sticky) {
+		emit_log(r, "no stage diff: %s", *why ? why : kbx_last_error());
+		*out = '\0';
+		st = KBX_OK;
 	}
 	return st;
 }
@@ -1054,7 +1131,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		cr->verdict = V_WRONG;
 		cr->message = sbuf_detach(&msg);
 		if (any_output_wrong) {
-			st = first_wrong_stage(r, &c->cs, &c->rs, &c->tol, cr->first_wrong_stage, sizeof(cr->first_wrong_stage));
+			st = first_wrong_stage(r, c, cr->first_wrong_stage, sizeof(cr->first_wrong_stage));
 			if (st) {
 				host_free(cand_out, c->pb.nbufs);
 				return st;
@@ -2157,6 +2234,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	}
 	program_free(&r, &r.cand);
 	program_free(&r, &r.ref);
+	program_free(&r, &r.stages);
 	free(r.missing_evidence);
 	run_summary_free(&r.sum);
 	if (sticky)

@@ -381,10 +381,21 @@ static enum kbx_status parse_task_section(struct task *t, const struct raw_secti
 				return kbx_error(KBX_EPARSE, "launch_limit = '%s' in '%s' line %d: expected seconds from 1 to 600",
 						 v, path, e->line);
 			t->launch_limit_s = s;
+		} else if (strcmp(e->key, "stages") == 0) {
+			const char *base = v + strlen("examples/");
+			size_t n = strlen(v);
+
+			if (strncmp(v, "examples/", 9) != 0 || !*base || strchr(base, '/') || base[0] == '.' || n < 13 ||
+			    strcmp(v + n - 3, ".cu") != 0)
+				return kbx_error(KBX_EPARSE, "stages = '%s' in '%s' line %d: expected examples/NAME.cu, one of "
+						 "the task's examples", v, path, e->line);
+			free(t->stages_path);
+			t->stages_path = xasprintf("%s/%s", t->dir, v);
+			t->stages_line = e->line;
 		} else {
 			return kbx_error(KBX_EPARSE,
 					 "unknown key '%s' in [task] of '%s' line %d (expected name, category, difficulty, "
-					 "summary, mirrors, verifier, deterministic or launch_limit)",
+					 "summary, mirrors, verifier, deterministic, launch_limit or stages)",
 					 e->key, path, e->line);
 		}
 	}
@@ -1099,6 +1110,11 @@ static enum kbx_status load(struct task *t, const char *text)
 		st = kbx_error(KBX_ENOTFOUND, "missing reference '%s'", t->reference_path);
 		goto out;
 	}
+	if (!text && t->stages_path && !is_file(t->stages_path)) {
+		st = kbx_error(KBX_ENOTFOUND, "stages in '%s' line %d: no such file '%s'", t->ini_path, t->stages_line,
+			       t->stages_path);
+		goto out;
+	}
 	if (!text)
 		st = find_examples(t);
 	if (!st)
@@ -1172,6 +1188,7 @@ void task_free(struct task *t)
 	free(t->dir);
 	free(t->ini_path);
 	free(t->reference_path);
+	free(t->stages_path);
 	for (i = 0; i < t->nargs; i++) {
 		free(t->args[i].name);
 		for (j = 0; j < t->args[i].ndim; j++)

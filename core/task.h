@@ -94,6 +94,10 @@ struct task {
 	int nstatic_fatal;
 	int deterministic;      /* [task] deterministic = yes: a second run must give the same bits */
 	double launch_limit_s;  /* [task] launch_limit = S: a launch may take this long (0: the default) */
+	char *stages_path;      /* [task] stages = examples/F.cu: a staged implementation that names a
+				 * failing candidate's first wrong stage when the reference keeps no
+				 * stage buffers (a fused reference); NULL: none */
+	int stages_line;
 	char **derive_sizes;    /* [derive] sizes: size variables kbx may vary (core/derive.h) */
 	int nderive_sizes;
 	int derive_sizes_given; /* 1 when [derive] sizes is present ("none" gives an empty list) */

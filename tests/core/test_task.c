@@ -363,6 +363,12 @@ static const struct broken broken[] = {
 	{ "launch_limit_text", 9, "launch_limit = long", 0, NULL, NULL, 9, "expected seconds from 1 to 600" },
 	{ "launch_limit_big", 9, "launch_limit = 601", 0, NULL, NULL, 9, "expected seconds from 1 to 600" },
 	{ "launch_limit_nan", 9, "launch_limit = nan", 0, NULL, NULL, 9, "expected seconds from 1 to 600" },
+	{ "stages_outside", 9, "stages = ../other/reference.cu", 0, NULL, NULL, 9, "expected examples/NAME.cu" },
+	{ "stages_nested", 9, "stages = examples/a/b.cu", 0, NULL, NULL, 9, "expected examples/NAME.cu" },
+	{ "stages_up", 9, "stages = examples/../reference.cu", 0, NULL, NULL, 9, "expected examples/NAME.cu" },
+	{ "stages_not_cu", 9, "stages = examples/staged.py", 0, NULL, NULL, 9, "expected examples/NAME.cu" },
+	{ "stages_bare", 9, "stages = examples/.cu", 0, NULL, NULL, 9, "expected examples/NAME.cu" },
+	{ "stages_missing", 9, "stages = examples/staged.cu", 0, NULL, NULL, 9, "no such file" },
 	{ "name_mismatch", 2, "name = other", 0, NULL, NULL, 2, "does not match its folder 'name_mismatch'" },
 	{ "category_mismatch", 3, "category = Fusion", 0, NULL, NULL, 3, "does not match its folder 'Math'" },
 	{ "difficulty", 4, "difficulty = 7", 0, NULL, NULL, 4, "expected 1, 2, 3, 4 or 5" },
@@ -444,6 +450,32 @@ static void test_broken_tasks(void **state)
 			fail_msg("'%s': message '%s' does not say '%s'", b->name, msg, b->want);
 		free(ini);
 	}
+}
+
+/* [task] stages names one of the task's examples: loaded, its path resolved in the task's folder. */
+static void test_stages(void **state)
+{
+	char *ini = make_ini("staged", 9, "stages = examples/staged.cu", 0, NULL, NULL);
+	char ex[700];
+	struct task *t;
+
+	(void)state;
+	write_task_at(root, "Math", "staged", ini, strlen(ini), 1);
+	make_dir("%s/Math/staged/examples", root);
+	snprintf(ex, sizeof(ex), "%s/Math/staged/examples/staged.cu", root);
+	write_text(ex, "// @kbx expect pass\n// @kbx launch k<<<1, 1>>>(x, y, n)\n");
+	assert_int_equal(task_load(root, "Math", "staged", &t), KBX_OK);
+	assert_string_equal(t->stages_path, ex);
+	assert_int_equal(t->stages_line, 9);
+	task_free(t);
+	free(ini);
+
+	ini = make_ini("unstaged", 0, NULL, 0, NULL, NULL);
+	write_task_at(root, "Math", "unstaged", ini, strlen(ini), 1);
+	assert_int_equal(task_load(root, "Math", "unstaged", &t), KBX_OK);
+	assert_null(t->stages_path);
+	task_free(t);
+	free(ini);
 }
 
 static void test_missing_files(void **state)
@@ -720,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_continuation_lines),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_broken_tasks),
+		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_nul_byte_and_no_cases),
 		cmocka_unit_test(test_catalogue),

@@ -1,0 +1,58 @@
+#!/bin/sh
+# GPU test of the stage program ([task] stages, doc/task-format.md): a fused reference keeps no
+# stage buffers, so a failing candidate's first wrong stage is found by running the task's staged
+# example on the same inputs. Built on a copy of Fusion/fused_cross_entropy_softmax_layernorm
+# whose reference is swapped for its fused example (pass_fast_warp_rows.cu): without `stages`
+# the first wrong stage cannot be named; with it, the staged former reference names it, and the
+# verdicts are those of the real task. Skips (77) without a CUDA device.
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
+
+need_gpu
+fail=0
+id=Fusion/fused_cross_entropy_softmax_layernorm
+src="$srcdir/tasks/$id"
+root="$tmp/tasks"
+dst="$root/$id"
+mkdir -p "$root/Fusion"
+cp -R "$srcdir/tasks/include" "$root/include"
+cp "$srcdir/tasks/rules.ini" "$root/rules.ini"
+cp -R "$src" "$dst"
+cp "$src/reference.cu" "$dst/examples/staged_reference.cu"
+cp "$src/examples/pass_fast_warp_rows.cu" "$dst/reference.cu"
+
+# stage NAME EXAMPLE WANT-STAGE: the example is wrong, and its first failing case names WANT-STAGE
+# ("" for none)
+stage() {
+	KBX_TASKS=$root "$kbx" run "$id" "$dst/examples/$2" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
+	if python3 - "$tmp/out.json" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = next((c.get("first_wrong_stage", "") for c in d["cases"] if c["verdict"] != "pass"), None)
+ok = d["verdict"] == "wrong" and got == sys.argv[2]
+if not ok:
+    print(f"verdict {d['verdict']}, first wrong stage {got!r}; logs: {d.get('logs')}"[:2000])
+sys.exit(0 if ok else 1)
+PY
+	then
+		echo "ok   $1"
+	else
+		echo "FAIL $1"
+		cat "$tmp/err"
+		fail=1
+	fi
+}
+
+stage "fused reference, no stage program: the stage is not named" wrong_unbiased_variance.cu ""
+sed -i 's/^name = .*/&\nstages = examples\/staged_reference.cu/' "$dst/task.ini"
+stage "with the stage program: layer_norm_rstd named" wrong_unbiased_variance.cu layer_norm_rstd
+stage "with the stage program: log_softmax named" wrong_log_of_softmax.cu log_softmax
+# the staged former reference itself passes against the fused one, and so do the other examples
+# that should (the stage program changes no verdict)
+KBX_TASKS=$root "$kbx" run "$id" "$dst/examples/staged_reference.cu" --no-perf --json >"$tmp/pass.json" 2>&1
+if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["verdict"] != "pass")' "$tmp/pass.json"; then
+	echo "ok   the staged former reference passes against the fused one"
+else
+	echo "FAIL the staged former reference does not pass"
+	fail=1
+fi
+exit $fail
