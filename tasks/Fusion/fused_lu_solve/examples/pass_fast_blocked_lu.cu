@@ -47,7 +47,11 @@
 // candidate publication and reduction, logical row tracking, source map of the swaps (left and
 // right of the panel), TRSM, f32 tile update, and the blocked substitutions with their
 // separate result arrays, for grids of 1, 3, 5 and 132 blocks, against an f64 emulation of the
-// reference (getrf in f64, unpermuted b): RESULTS_HERE
+// reference (getrf in f64, unpermuted b): the test cases 1 - 3, size 1, spd(1) n = 64 with b and
+// 3 b, a row-permuted column-dominant n = 70, diagdom n = 33 (b = 0) / 97 / 257, spd(2) n = 200
+// with uniform b, spd(1) n = 257 and 521 (3 b; the latter two with 132 blocks only): worst
+// |d| / (atol + rtol |ref|) 0.10 on x (test_case_2_pivot) and 0.05 on the packed LU; the NaN
+// case gives an all-NaN x.
 //
 // @kbx scratch lu f32 [n, n]
 // @kbx scratch rhs f32 [max(1, 2 * n)]

@@ -26,7 +26,8 @@
 // Checked (no GPU run yet): compiled and ABI-checked with kbx (verdict not_run, no device); a numpy
 // emulation (not kept) of this kernel's indexing (blocks, threads, the two float4 groups per thread,
 // the vector / scalar split, broadcast rows, both number modes) against the reference's three
-// stages on every case of task.ini plus r = 5, c = 12 / 16 with mr, sr in {1, r}: bit-identical.
+// stages on every case of task.ini plus r = 5, c = 12 / 16, 3 x 4100 and 1 x 2^14 with mr, sr in
+// {1, r}, each also with NaN / inf / -0 / denormal / huge inputs: bit-identical everywhere.
 //
 // @kbx launch mul_sub_fused<<<max(1, min(cdiv(r * c, 2048), 1048576)), 256>>>(input, other_mul, other_sub, y, r, c, mr, sr, mul_mode, sub_mode, mul_value, sub_value, alpha)
 
