@@ -76,6 +76,7 @@ struct run {
 	struct program cand, ref;
 	struct program stages;      /* the task's stage program ([task] stages), once loaded */
 	int stages_state;           /* 0: not tried yet, 1: loaded, -1: could not be loaded */
+	int stages_said;            /* the log line that names the stage program was written */
 	struct run_summary sum;
 	int sticky;
 	char *missing_evidence;     /* required evidence rules the candidate lacks, or NULL */
@@ -945,6 +946,12 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c
 	if (!st && !(st = run_launches(r, p, &ss, &c->pb, 1, "stage diff", why, sizeof(why))))
 		st = diff_stages(r, p, &ss, &c->cs, &c->tol, out, outlen, &shared);
 	set_free(r, &ss, r->t);
+	/* once a run: stages named this way were compared with the stage program, not the reference */
+	if (!st && *out && !r->stages_said) {
+		r->stages_said = 1;
+		emit_log(r, "first wrong stages are found against the task's stage program %s (its fused "
+			 "reference keeps no stage buffers)", r->t->stages_path);
+	}
 	/* A stage program that cannot run leaves the stage unnamed (the verdict stands without it);
 	 * a sticky GPU error is the run's own and goes up. */
 	if (st && !r->sticky) {

@@ -46,6 +46,12 @@ stage "fused reference, no stage program: the stage is not named" wrong_unbiased
 sed -i 's/^name = .*/&\nstages = examples\/staged_reference.cu/' "$dst/task.ini"
 stage "with the stage program: layer_norm_rstd named" wrong_unbiased_variance.cu layer_norm_rstd
 stage "with the stage program: log_softmax named" wrong_log_of_softmax.cu log_softmax
+if python3 -c "import json,sys; l=json.load(open(sys.argv[1])).get(\"logs\") or []; sys.exit(not any(\"stage program\" in str(x) for x in l))" "$tmp/out.json"; then
+	echo "ok   a log line says the stages were found against the stage program"
+else
+	echo "FAIL no log line names the stage program"
+	fail=1
+fi
 # the staged former reference itself passes against the fused one, and so do the other examples
 # that should (the stage program changes no verdict)
 KBX_TASKS=$root "$kbx" run "$id" "$dst/examples/staged_reference.cu" --no-perf --json >"$tmp/pass.json" 2>&1
