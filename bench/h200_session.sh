@@ -5,6 +5,8 @@
 #      announced verdicts and reasons (tests/adversarial/gpu.sh, one at a time)
 #   2. PyTorch cross-check of every task against KernelBenchX (tools/crosscheck.py)
 #   3. timing fidelity against triton.testing.do_bench (bench/timing_fidelity.py)
+#   4. with FAST=1: the stage program's GPU test (tests/gpu/stages.sh) and every faster
+#      candidate reference timed next to its reference (bench/fast_examples.py)
 # usage: bench/h200_session.sh KBX KERNELBENCHX_DIR OUTDIR
 # Environment: KBX_TASKS (default ./tasks), JOBS (default 12), and LD_LIBRARY_PATH for a carried
 # binary. Every step has its own time limit so that the whole fits in one 10-minute call.
@@ -33,3 +35,10 @@ tail -1 "$out/crosscheck.txt"
 grep -E ' FAIL ' "$out/crosscheck.txt" | cut -c1-300
 timeout "${TIMING_LIMIT:-200}" python3 bench/timing_fidelity.py --kbx "$kbx" --rounds 3 --out "$out/timing.json" >"$out/timing.txt" 2>&1
 tail -3 "$out/timing.txt"
+[ "${FAST:-0}" = 1 ] || exit 0
+KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD timeout "${STAGES_LIMIT:-120}" sh tests/gpu/stages.sh >"$out/stages.log" 2>&1
+echo "stages.sh: rc=$?"
+grep -E '^(ok|FAIL)' "$out/stages.log"
+timeout "${FAST_LIMIT:-400}" python3 bench/fast_examples.py --kbx "$kbx" --out "$out/fast" --timeout 150 >"$out/fast.txt" 2>&1
+echo "fast_examples: rc=$?"
+cat "$out/fast.txt"
