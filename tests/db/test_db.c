@@ -26,82 +26,10 @@
 #include "core/events.h"
 #include "core/util.h"
 #include "db/db.h"
+#include "fixture.h"
 #include "db/recorder.h"
 
 /* --- helpers ------------------------------------------------------------------------------- */
-
-struct fixture {
-	char dir[256];
-	char path[300];
-	struct db *db;
-};
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A fresh private folder under $TMPDIR (default /tmp). */
-static int make_tmpdir(char *dir, size_t size)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(dir, size, "%s/kbx-test-db-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int setup(void **state)
-{
-	struct fixture *f = xcalloc(1, sizeof(*f));
-
-	if (make_tmpdir(f->dir, sizeof(f->dir)) != 0) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/history.db", f->dir);
-	if (db_open(f->path, &f->db) != KBX_OK) {
-		fprintf(stderr, "%s\n", kbx_last_error());
-		rm_tree(f->dir);
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	db_close(f->db);
-	rm_tree(f->dir);
-	free(f);
-	return 0;
-}
-
-/* One integer from a raw query (-1000 for NULL or no row). */
-static long long q_int(struct db *db, const char *fmt, ...) KBX_PRINTF(2, 3);
-static long long q_int(struct db *db, const char *fmt, ...)
-{
-	char sql[512];
-	sqlite3_stmt *st;
-	long long v = -1000;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 /* One text from a raw query, copied into buf ("<null>" for NULL or no row). */
 static const char *q_text(struct db *db, char *buf, size_t size, const char *sql)
@@ -237,22 +165,22 @@ static void test_open_fresh(void **state)
 	assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
 	assert_true(DB_SCHEMA_VERSION >= 4);
 	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
-	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
-	assert_int_equal(q_int(db, "PRAGMA synchronous"), 1);    /* NORMAL */
-	assert_int_equal(q_int(db, "PRAGMA busy_timeout"), 5000);
+	assert_int_equal(q_int(db_sqlite(db), "PRAGMA foreign_keys"), 1);
+	assert_int_equal(q_int(db_sqlite(db), "PRAGMA synchronous"), 1);    /* NORMAL */
+	assert_int_equal(q_int(db_sqlite(db), "PRAGMA busy_timeout"), 5000);
 	for (const char *const *t = (const char *const[]){ "runs", "case_results", "perf_rows", "compile_cache",
 							    "runs_category_time", "runs_task_time", "runs_uid", "calibration",
 							    NULL }; *t; t++)
-		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = '%s'", *t), 1);
+		assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM sqlite_master WHERE name = '%s'", *t), 1);
 	for (const char *const *c = (const char *const[]){ "device", "eval", "origin", "uid", NULL }; *c; c++)
-		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = '%s'", *c), 1);
+		assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = '%s'", *c), 1);
 	/* the new folders are private */
 	assert_int_equal(stat(sub, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0700);
 	snprintf(sub, sizeof(sub), "%s/a/b", dir);
 	assert_int_equal(stat(sub, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0700);
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM runs"), 0);
 	db_close(db);
 	rm_tree(dir);
 }
@@ -292,7 +220,7 @@ static void test_open_errors(void **state)
 
 static void test_newer_schema_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db *db = (struct db *)&db;
 	char sql[64], newer[64];
 
@@ -371,15 +299,15 @@ static int is_uid(const char *s)
  * columns appear and the runs stay. */
 static void test_migrate_v1(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 
 	db_close(f->db);
 	make_old_history(f->path, 1);
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
 	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'runs_%%_summary'"), 2);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE length(uid) = 32"), 3);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'runs_%%_summary'"), 2);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs WHERE length(uid) = 32"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results"), 3);
 }
 
 /* A version 2 history (built by hand above) gets device, eval, origin and uid: NULL for the
@@ -387,7 +315,7 @@ static void test_migrate_v1(void **state)
  * of the file and different between runs. New runs get random uids. */
 static void test_migrate_v2(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	char copy[320], buf[64], uid1[64];
 	struct db_run_detail d;
 	struct db *other;
@@ -403,11 +331,11 @@ static void test_migrate_v2(void **state)
 
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
 	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 3);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE device IS NULL AND eval IS NULL"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs WHERE device IS NULL AND eval IS NULL"
 			       " AND origin IS NULL"), 3);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT uid) FROM runs"), 3);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 2);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(DISTINCT uid) FROM runs"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM perf_rows"), 2);
 	assert_int_equal(db_run_get(f->db, 1, &d), KBX_OK);
 	assert_int_equal(d.row.device, -1);
 	assert_string_equal(d.row.eval, "");
@@ -451,7 +379,7 @@ static void test_migrate_v2(void **state)
 /* A migration that fails leaves the file as it was: version 2, no new column. */
 static void test_migrate_failure_rolls_back(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db *db = (struct db *)&db;
 	sqlite3 *sq;
 
@@ -486,7 +414,7 @@ static void test_migrate_failure_rolls_back(void **state)
 
 static void test_reopen_keeps_schema(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 
 	add_run(f->db, "Math/add", "Math", V_PASS, 10, 1.5, -1);
 	/* If the v1 migration ran again, it would fail on the existing tables or recreate this index. */
@@ -494,15 +422,15 @@ static void test_reopen_keeps_schema(void **state)
 	db_close(f->db);
 	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
 	assert_int_equal(db_schema_version(f->db), DB_SCHEMA_VERSION);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs_time'"), 0);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs_time'"), 0);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 1);
 	/* and a second handle on the same file works alongside */
 	{
 		struct db *other;
 
 		assert_int_equal(db_open(f->path, &other), KBX_OK);
 		add_run(other, "Math/sub", "Math", V_WRONG, 11, -1, -1);
-		assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+		assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 2);
 		db_close(other);
 	}
 }
@@ -511,7 +439,7 @@ static void test_reopen_keeps_schema(void **state)
  * work, never crash. */
 static void test_open_garbage_files(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	char path[320], wal[330], shm[330];
 	char *good;
 	size_t good_len;
@@ -599,7 +527,7 @@ static void test_open_garbage_files(void **state)
  * once per process would repeat the parent's, and the child's inserts would collide). */
 static void test_uid_after_fork(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	pid_t pid;
 	int status;
 
@@ -625,12 +553,12 @@ static void test_uid_after_fork(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT uid) FROM runs"), 11);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(DISTINCT uid) FROM runs"), 11);
 }
 
 static void test_insert_roundtrip(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_case cases[3] = {
 		{ "corner", V_PASS, 1e-7, 2e-6, 3.0, 0, "{\"case\":\"corner\"}" },
 		{ "random_outlier", V_WRONG, 0.31, 2.4, 9e6, 312, "{\"case\":\"random_outlier\"}" },
@@ -728,20 +656,20 @@ static void test_insert_roundtrip(void **state)
 	assert_null(d.source);
 
 	/* what the columns hold: NULL for "not available", verdicts by name, all 64 seed bits */
-	assert_int_equal(q_int(f->db, "SELECT speedup_golden IS NULL AND ref_ms IS NULL FROM runs WHERE id = %lld", id1), 1);
-	assert_int_equal(q_int(f->db, "SELECT driver_version FROM runs WHERE id = %lld", id1), 13000);
-	assert_true((unsigned long long)q_int(f->db, "SELECT seed FROM runs WHERE id = %lld", id1) == r.seed);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT speedup_golden IS NULL AND ref_ms IS NULL FROM runs WHERE id = %lld", id1), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT driver_version FROM runs WHERE id = %lld", id1), 13000);
+	assert_true((unsigned long long)q_int(db_sqlite(f->db), "SELECT seed FROM runs WHERE id = %lld", id1) == r.seed);
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT verdict FROM runs"), "wrong");
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT compile_options FROM runs"), r.compile_options);
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT source_path FROM runs"), "/tmp/cand.cu");
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT verdict FROM case_results WHERE idx = 2"),
 			    "runtime_error");
-	assert_int_equal(q_int(f->db, "SELECT mismatches FROM case_results WHERE idx = 1"), 312);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results WHERE idx = 2 AND max_abs IS NULL"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT mismatches FROM case_results WHERE idx = 1"), 312);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results WHERE idx = 2 AND max_abs IS NULL"
 			       " AND max_rel IS NULL AND max_ulp IS NULL AND mismatches IS NULL"), 1);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results WHERE idx = 1 AND max_abs = 0.31"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results WHERE idx = 1 AND max_abs = 0.31"
 			       " AND max_rel = 2.4 AND max_ulp = 9e6"), 1);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows WHERE \"row\" = 1 AND cand_p20 IS NULL"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM perf_rows WHERE \"row\" = 1 AND cand_p20 IS NULL"
 			       " AND ref_ms IS NULL AND gbps IS NULL"), 1);
 
 	/* created_at 0 = now; no cases or perf rows is fine; NULL strings stay NULL */
@@ -765,7 +693,7 @@ static void test_insert_roundtrip(void **state)
 		assert_true(is_uid(d.uid));
 		assert_string_not_equal(d.uid, r.uid);
 		db_run_detail_free(&d);
-		assert_int_equal(q_int(f->db, "SELECT driver_version IS NULL AND device IS NULL AND eval IS NULL"
+		assert_int_equal(q_int(db_sqlite(f->db), "SELECT driver_version IS NULL AND device IS NULL AND eval IS NULL"
 				       " FROM runs WHERE id = %lld", r2.id), 1);
 	}
 
@@ -774,21 +702,21 @@ static void test_insert_roundtrip(void **state)
 
 	/* deleting a run takes its rows with it */
 	exec(f->db, "DELETE FROM runs WHERE task_id = 'Activation/gelu'");
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 0);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 0);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results"), 0);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM perf_rows"), 0);
 }
 
 static void assert_nothing_written(struct db *db)
 {
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM case_results"), 0);
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM perf_rows"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM runs"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM case_results"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM perf_rows"), 0);
 	assert_int_equal(sqlite3_get_autocommit(db_sqlite(db)), 1);
 }
 
 static void test_insert_atomic(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_case cases[3] = {
 		{ "a", V_PASS, 0, 0, 0, 0, "{}" },
 		{ "b", V_PASS, 0, 0, 0, 0, "{}" },
@@ -842,8 +770,8 @@ static void test_insert_atomic(void **state)
 
 	/* and the connection is fine afterwards */
 	assert_int_equal(db_run_insert(f->db, &r), KBX_OK);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM perf_rows"), 2);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM perf_rows"), 2);
 	assert_int_equal(db_runs_list(f->db, NULL, NULL, 0, &rows, &n), KBX_OK);
 	assert_int_equal(n, 1);
 	free(rows);
@@ -851,7 +779,7 @@ static void test_insert_atomic(void **state)
 
 static void test_garbage_text(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 
 	rng_state = 0x9E3779B97F4A7C15ULL;
 	for (int iter = 0; iter < 150; iter++) {
@@ -911,7 +839,7 @@ static void test_garbage_text(void **state)
 		free(path), free(opts), free(cname[0]), free(cname[1]), free(cjson[0]), free(cjson[1]), free(isz);
 	}
 	/* the tables survived the junk and summaries still work */
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 150);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 150);
 	{
 		struct db_category_stat *cs;
 		struct db_task_stat *ts;
@@ -930,7 +858,7 @@ static void test_garbage_text(void **state)
 /* A category whose name is longer than the summary's field still groups correctly. */
 static void test_long_category(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	char longa[100], longb[100];
 	struct db_category_stat *cs;
 	int n;
@@ -980,7 +908,7 @@ static void make_history(struct db *db)
 
 static void test_category_stats(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_category_stat *cs;
 	int n;
 
@@ -1037,7 +965,7 @@ static void test_category_stats(void **state)
 
 static void test_task_stats(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_task_stat *ts;
 	int n;
 
@@ -1087,7 +1015,7 @@ static void test_task_stats(void **state)
 
 static void test_runs_list(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_run_row *rows;
 	int n;
 	static const double act_times[] = { 400, 350, 300, 250, 200, 150, 100 };
@@ -1149,7 +1077,7 @@ static void assert_rates(const double *got, const double *want, int n)
 
 static void test_category_series(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	double rates[12];
 
 	assert_int_equal(db_category_series(f->db, "Activation", 4, rates), KBX_OK);
@@ -1182,7 +1110,7 @@ static void test_category_series(void **state)
 
 static void test_cache(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	static const unsigned char img1[] = { 0x7f, 'E', 'L', 'F', 0, 0, 1, 0xff, 0 };
 	static const unsigned char img2[] = { 1, 2, 3 };
 	void *img;
@@ -1201,7 +1129,7 @@ static void test_cache(void **state)
 	assert_string_equal(log, "warning: x");
 	free(img);
 	free(log);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache WHERE key = 'k1' AND arch = 'sm_90'"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM compile_cache WHERE key = 'k1' AND arch = 'sm_90'"
 			       " AND options = '-arch=sm_90' AND created_at > 1600000000"), 1);
 
 	/* replacing */
@@ -1224,7 +1152,7 @@ static void test_cache(void **state)
 	free(img);
 	free(log);
 	assert_int_equal(db_cache_put(f->db, NULL, NULL, NULL, img2, 3, NULL), KBX_EINVAL);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM compile_cache"), 2);
 
 	/* the bound: 2000 entries, the oldest go first; re-putting one makes it new */
 	exec(f->db, "DELETE FROM compile_cache");
@@ -1232,14 +1160,14 @@ static void test_cache(void **state)
 		snprintf(key, sizeof(key), "key%04d", i);
 		assert_int_equal(db_cache_put(f->db, key, "sm_90", "", &i, sizeof(i), NULL), KBX_OK);
 	}
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM compile_cache"), 2000);
 	assert_int_equal(db_cache_put(f->db, "key0000", "sm_90", "", img2, 3, NULL), KBX_OK);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM compile_cache"), 2000);
 	for (int i = 2000; i < 2003; i++) {
 		snprintf(key, sizeof(key), "key%04d", i);
 		assert_int_equal(db_cache_put(f->db, key, "sm_90", "", &i, sizeof(i), NULL), KBX_OK);
 	}
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM compile_cache"), 2000);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM compile_cache"), 2000);
 	assert_int_equal(db_cache_get(f->db, "key0000", &img, &size, NULL), KBX_OK);
 	assert_memory_equal(img, img2, 3);
 	free(img);
@@ -1270,7 +1198,7 @@ static void fill_case(struct case_result *c, struct output_result *outs, const c
 
 static void test_recorder(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	static const char src[] = "// @kbx launch k<<<1, 1>>>(x, y, n)\nextern \"C\" __global__ void k() {}\n";
 	struct output_result outs[2];
 	struct case_result cases[3];
@@ -1353,7 +1281,7 @@ static void test_recorder(void **state)
 	for (int i = 0; i < 2; i++)
 		ev.perf_row(ev.ctx, &perf[i]);
 	assert_int_equal(recorder_run_id(rec), 0);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 0);
 	ev.done(ev.ctx, &sum);
 	assert_int_equal(recorder_status(rec), KBX_OK);
 	assert_string_equal(recorder_error(rec), "");
@@ -1362,7 +1290,7 @@ static void test_recorder(void **state)
 	/* a second done() writes nothing */
 	ev.done(ev.ctx, &sum);
 	assert_int_equal(recorder_run_id(rec), id);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 1);
 	recorder_free(rec);
 
 	assert_int_equal(db_run_get(f->db, id, &d), KBX_OK);
@@ -1408,16 +1336,16 @@ static void test_recorder(void **state)
 
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT compile_options FROM runs"), comp.options);
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT source_path FROM runs"), "cand.cu");
-	assert_int_equal(q_int(f->db, "SELECT device FROM runs"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT device FROM runs"), 1);
 	assert_string_equal(q_text(f->db, buf, sizeof(buf), "SELECT eval FROM runs"), "eval-2026");
-	assert_int_equal(q_int(f->db, "SELECT seed FROM runs"), 42);
-	assert_int_equal(q_int(f->db, "SELECT driver_version FROM runs"), 12080);
-	assert_int_equal(q_int(f->db, "SELECT ref_ms = 0.4 FROM runs"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT seed FROM runs"), 42);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT driver_version FROM runs"), 12080);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT ref_ms = 0.4 FROM runs"), 1);
 	/* per-case figures: the worst over the outputs, NaN ignored; none for a crash */
-	assert_int_equal(q_int(f->db, "SELECT max_abs = 0.5 AND max_rel = 4.0 AND max_ulp = 100 AND mismatches = 7"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT max_abs = 0.5 AND max_rel = 4.0 AND max_ulp = 100 AND mismatches = 7"
 			       " FROM case_results WHERE idx = 0"), 1);
-	assert_int_equal(q_int(f->db, "SELECT max_abs IS NULL AND mismatches IS NULL FROM case_results WHERE idx = 1"), 1);
-	assert_int_equal(q_int(f->db, "SELECT max_rel IS NULL AND max_abs = 0.25 FROM case_results WHERE idx = 2"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT max_abs IS NULL AND mismatches IS NULL FROM case_results WHERE idx = 1"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT max_rel IS NULL AND max_abs = 0.25 FROM case_results WHERE idx = 2"), 1);
 
 	/* a run that ends before any perf row and without a source */
 	rec = recorder_new(f->db, "Math/add", "Math", NULL, NULL, 7);
@@ -1431,10 +1359,10 @@ static void test_recorder(void **state)
 	id = recorder_run_id(rec);
 	assert_true(id > 0);
 	recorder_free(rec);
-	assert_int_equal(q_int(f->db, "SELECT cand_ms IS NULL AND ref_ms IS NULL AND source_hash IS NULL"
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT cand_ms IS NULL AND ref_ms IS NULL AND source_hash IS NULL"
 			       " AND gpu IS NULL AND compile_options IS NULL FROM runs WHERE id = %lld", id), 1);
 	/* no context: neither device nor evaluation */
-	assert_int_equal(q_int(f->db, "SELECT device IS NULL AND eval IS NULL FROM runs WHERE id = %lld", id), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT device IS NULL AND eval IS NULL FROM runs WHERE id = %lld", id), 1);
 
 	/* a failing write is reported, not lost */
 	rec = recorder_new(f->db, "Math/add", NULL, src, NULL, 7);
@@ -1452,8 +1380,8 @@ static void test_recorder(void **state)
 	ev.compile(ev.ctx, &comp);
 	ev.case_done(ev.ctx, &cases[0]);
 	recorder_free(rec);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
-	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM case_results"), 3);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs"), 2);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results"), 3);
 }
 
 int main(void)
@@ -1462,23 +1390,23 @@ int main(void)
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_open_fresh),
 		cmocka_unit_test(test_open_errors),
-		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_failure_rolls_back, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_garbage_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_insert_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_uid_after_fork, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_insert_atomic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_category, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_category_stats, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_task_stats, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs_list, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_category_series, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recorder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v2, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_failure_rolls_back, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_open_garbage_files, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_roundtrip, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_uid_after_fork, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_atomic, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_text, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_long_category, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_category_stats, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_task_stats, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_list, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_category_series, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_cache, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recorder, db_fixture_setup, db_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

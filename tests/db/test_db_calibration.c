@@ -24,59 +24,7 @@
 #include "core/calibrate.h"
 #include "core/util.h"
 #include "db/db.h"
-
-struct fixture {
-	char dir[256];
-	char path[300];
-	struct db *db;
-};
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-	struct fixture *f = xcalloc(1, sizeof(*f));
-
-	snprintf(f->dir, sizeof(f->dir), "%s/kbx-test-cal-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/history.db", f->dir);
-	if (db_open(f->path, &f->db) != KBX_OK) {
-		fprintf(stderr, "%s\n", kbx_last_error());
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	db_close(f->db);
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(f);
-	return 0;
-}
-
-static long long q_int(sqlite3 *sq, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1000;
-
-	assert_int_equal(sqlite3_prepare_v2(sq, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
+#include "fixture.h"
 
 static struct calibration cal(const char *name, const char *uuid, double copy, double at)
 {
@@ -99,7 +47,7 @@ static struct calibration cal(const char *name, const char *uuid, double copy, d
 
 static void test_save_find(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct calibration a = cal("NVIDIA H200", UUID_A, 4000, 1000), b = cal("NVIDIA H200", UUID_B, 3900, 2000), got;
 
 	assert_int_equal(db_calibration_find(f->db, UUID_A, "NVIDIA H200", &got), KBX_ENOTFOUND);
@@ -142,7 +90,7 @@ static void test_save_find(void **state)
 
 static void test_save_values(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct calibration c = cal("Tesla P100", "", 500, 0), got;
 	double before = db_now();
 
@@ -173,7 +121,7 @@ static void test_save_values(void **state)
 /* The worker's lookup: read only, never creating or migrating the history. */
 static void test_find_at(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct calibration c = cal("NVIDIA H200", UUID_A, 4000, 1000), got;
 	char path[400];
 	struct stat sb;
@@ -244,7 +192,7 @@ static const char schema_v3[] =
 
 static void test_migrate_v3(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct calibration c = cal("NVIDIA H200", UUID_A, 4000, 1000), got;
 	sqlite3 *sq;
 
@@ -276,7 +224,7 @@ static void test_migrate_v3(void **state)
 /* Merging v4 histories copies runs as before; calibrations stay where they were measured. */
 static void test_merge_v4(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct calibration c = cal("NVIDIA H200", UUID_B, 3900, 1000), got;
 	struct db_merge_stats ms;
 	struct db_run r;
@@ -305,11 +253,11 @@ static void test_merge_v4(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_save_find, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_save_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_find_at, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_merge_v4, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_find, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_save_values, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_find_at, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v3, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_merge_v4, db_fixture_setup, db_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,7 @@
 #include "core/events.h"
 #include "core/util.h"
 #include "db/db.h"
+#include "fixture.h"
 #include "db/recorder.h"
 
 /* A child still alive after this long is stuck (or its parent died in an assertion). */
@@ -40,24 +41,6 @@
 #define PAD_LEN 80
 
 /* --- helpers ------------------------------------------------------------------------------- */
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void make_tmpdir(char *dir, size_t size)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(dir, size, "%s/kbx-test-db-crash-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -275,18 +258,6 @@ static char *q_text(struct db *db, const char *sql)
 	return s ? s : xstrdup("<none>");
 }
 
-static long long q_int(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1;
-
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /*
  * The file is sound and holds only whole runs: integrity_check says ok, no case or perf row
  * without its run, and every run has exactly the rows its tag calls for. Returns the runs
@@ -306,8 +277,8 @@ static struct found_run *check_file(struct db *db, int *nfound)
 	ok = q_text(db, "PRAGMA journal_mode");
 	assert_string_equal(ok, "wal");
 	free(ok);
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM case_results WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
-	assert_int_equal(q_int(db, "SELECT COUNT(*) FROM perf_rows WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM case_results WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
+	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM perf_rows WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db),
 					    "SELECT id, message,"
 					    " (SELECT COUNT(*) FROM case_results c WHERE c.run_id = r.id),"
@@ -487,7 +458,7 @@ static void test_kill_during_write(void **state)
 	struct db *db;
 	int nruns = 0;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
 	snprintf(path, sizeof(path), "%s/history.db", dir);
 	for (int round = 0; round < ROUNDS; round++) {
 		/* Every fifth round (the first among them, on a file that does not exist yet) the
@@ -630,7 +601,7 @@ static void test_concurrent_writers(void **state)
 	int go[2], nruns, ok = 1;
 	struct db *db;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
 	/* No file yet: the writers race to create it and run the migrations too. */
 	snprintf(path, sizeof(path), "%s/sub/history.db", dir);
 	assert_int_equal(pipe(go), 0);
@@ -705,7 +676,7 @@ static void test_concurrent_first_open(void **state)
 	char *mode;
 	int go[2], ok = 1;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
 	for (int round = 0; round < ROUNDS && ok; round++) {
 		snprintf(path, sizeof(path), "%s/h%d/history.db", dir, round);
 		assert_int_equal(pipe(go), 0);
@@ -726,7 +697,7 @@ static void test_concurrent_first_open(void **state)
 			break;
 		assert_int_equal(db_open(path, &db), KBX_OK);
 		assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
-		assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), OPENERS);
+		assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM runs"), OPENERS);
 		mode = q_text(db, "PRAGMA journal_mode");
 		assert_string_equal(mode, "wal");
 		free(mode);
@@ -749,7 +720,7 @@ static void test_open_while_write_locked(void **state)
 	pid_t pid;
 	int go[2], fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
 	snprintf(path, sizeof(path), "%s/history.db", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	assert_true(fd >= 0);
@@ -871,7 +842,7 @@ static void test_readers_during_writes(void **state)
 	int go[2], nruns, ok;
 	struct db *db;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
 	snprintf(path, sizeof(path), "%s/history.db", dir);
 	/* The file exists before the readers start, so that "no file yet" is not what they test. */
 	assert_int_equal(db_open(path, &db), KBX_OK);

@@ -26,6 +26,7 @@
 #include "core/events.h"
 #include "core/util.h"
 #include "db/db.h"
+#include "fixture.h"
 #include "db/recorder.h"
 
 /* --- helpers ------------------------------------------------------------------------------- */
@@ -35,23 +36,11 @@ struct fixture {
 	char a[300], b[300], c[300];
 };
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 
-	snprintf(f->dir, sizeof(f->dir), "%s/kbx-test-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir)) {
+	if (make_tmpdir(f->dir, sizeof(f->dir)) != 0) {
 		free(f);
 		return -1;
 	}
@@ -70,26 +59,6 @@ static int teardown(void **state)
 	rm_tree(f->dir);
 	free(f);
 	return 0;
-}
-
-/* One integer from a raw query (-1000 for NULL or no row). */
-static long long q_int(sqlite3 *sq, const char *fmt, ...)
-{
-	char *sql;
-	sqlite3_stmt *st;
-	long long v = -1000;
-	va_list ap;
-
-	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(sq));
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return v;
 }
 
 static long long dq(struct db *db, const char *sql)

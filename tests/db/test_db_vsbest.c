@@ -26,6 +26,7 @@
 #include "core/events.h"
 #include "core/util.h"
 #include "db/db.h"
+#include "fixture.h"
 #include "db/recorder.h"
 #include "db/vsbest.h"
 
@@ -36,48 +37,6 @@
 #define A100 "NVIDIA A100-SXM4-80GB"
 
 static const char *const sizes[] = { "{\"n\":1024}", "{\"n\":4096}", "{\"n\":16384}", "{\"n\":65536}" };
-
-struct fixture {
-	char dir[256];
-	char path[300];
-	struct db *db;
-};
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	struct fixture *f = xcalloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(f->dir, sizeof(f->dir), "%s/kbx-test-vsbest-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/history.db", f->dir);
-	if (db_open(f->path, &f->db) != KBX_OK) {
-		fprintf(stderr, "%s\n", kbx_last_error());
-		nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	db_close(f->db);
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(f);
-	return 0;
-}
 
 static void exec_sq(sqlite3 *sq, const char *fmt, ...) KBX_PRINTF(2, 3);
 static void exec_sq(sqlite3 *sq, const char *fmt, ...)
@@ -91,19 +50,6 @@ static void exec_sq(sqlite3 *sq, const char *fmt, ...)
 	if (sqlite3_exec(sq, sql, NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(sq));
 	sqlite3_free(sql);
-}
-
-static long long q_int(sqlite3 *sq, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1000;
-
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(sq));
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /*
@@ -198,7 +144,7 @@ static void assert_contains(const char *s, const char *part)
 /* The recorder keeps a perf event's timing details and clocks; a row without them stays NULL. */
 static void test_recorder_keeps_clocks(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	sqlite3 *sq = db_sqlite(f->db);
 	struct perf_result perf[3];
 	struct run_summary sum;
@@ -290,7 +236,7 @@ static void test_recorder_keeps_clocks(void **state)
 
 static void test_no_earlier_run(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct vsbest vb;
 	long long id = add_plain(f->db, H200, V_PASS, 100, 1.0);
 
@@ -303,7 +249,7 @@ static void test_no_earlier_run(void **state)
 /* A failing run is never the best, however fast; nor is one on another GPU or of another task. */
 static void test_only_passing_same_gpu(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_run other;
 	struct db_perf p[4];
 	struct vsbest vb;
@@ -352,7 +298,7 @@ static void test_only_passing_same_gpu(void **state)
 /* Of two earlier runs the faster is the best; this run against it: FASTER, SLOWER or SAME. */
 static void test_two_earlier_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct vsbest vb;
 	long long slow, fast, now;
 
@@ -389,7 +335,7 @@ static void test_two_earlier_runs(void **state)
  * a run not recorded at all (id 0) compares with everything before its time. */
 static void test_same_instant_and_unrecorded(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_run_detail d;
 	struct db_perf p[4];
 	struct vsbest vb;
@@ -431,7 +377,7 @@ static void test_same_instant_and_unrecorded(void **state)
 /* --rows N: only the rows both runs timed, with the same input size, are compared. */
 static void test_partial_rows(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_perf p[4];
 	struct vsbest vb;
 	long long full, low, now, other;
@@ -491,7 +437,7 @@ static void test_partial_rows(void **state)
 /* A best run that was throttled explains a gain: UNCLEAR, and the why says so. */
 static void test_throttled_best(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_perf p[4];
 	struct vsbest vb;
 	long long best, now;
@@ -519,7 +465,7 @@ static void test_throttled_best(void **state)
 /* Launch latency hidden on one side only: different measurements, UNCLEAR. */
 static void test_hide_latency_differs(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	struct db_perf p[1];
 	struct vsbest vb;
 	long long now;
@@ -538,7 +484,7 @@ static void test_hide_latency_differs(void **state)
 /* A list of runs gets, for each passing run, the verdict vsbest_find gives it alone. */
 static void test_for_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	static const double scales[] = { 1.0, 1.2, 0.8, 0.8, 0.9, 0.5, 0.79 };
 	struct db_run_row *rows;
 	struct vsbest *vb, one;
@@ -634,7 +580,7 @@ static void check_old_runs(struct db *db, long long first, long long second)
 
 static void test_migrate_v3_v4(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	char path[400];
 
 	for (int version = 3; version <= 4; version++) {
@@ -698,7 +644,7 @@ static uint64_t rng(void)
 
 static void test_garbage_columns(void **state)
 {
-	struct fixture *f = *state;
+	struct db_fixture *f = *state;
 	sqlite3 *sq = db_sqlite(f->db);
 	struct db_run_detail d;
 	struct vsbest vb, *list;
@@ -774,17 +720,17 @@ static void test_garbage_columns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_recorder_keeps_clocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_earlier_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_only_passing_same_gpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_earlier_runs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_same_instant_and_unrecorded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_throttled_best, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hide_latency_differs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_for_runs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v3_v4, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recorder_keeps_clocks, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_earlier_run, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_only_passing_same_gpu, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_two_earlier_runs, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_same_instant_and_unrecorded, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_partial_rows, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_throttled_best, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_hide_latency_differs, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_for_runs, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v3_v4, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_columns, db_fixture_setup, db_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
