@@ -14,6 +14,7 @@
 #include "../core/engine.h"
 #include "../core/gpu.h"
 #include "../core/sanitizer.h"
+#include "../core/serve.h"
 #include "../core/triton.h"
 #include "../core/util.h"
 #include "../core/worker.h"
@@ -319,134 +320,17 @@ int cmd_export(struct cli *c, int argc, char **argv)
 
 /* ------------------------------------------------------------------ worker ---- */
 
-static int cache_get(void *ctx, const char *key, void **image, size_t *size, char **log)
-{
-	return db_cache_get(ctx, key, image, size, log) == KBX_OK ? 0 : -1;
-}
-
-static void cache_put(void *ctx, const char *key, const char *arch, const char *options, const void *image,
-		      size_t size, const char *log)
-{
-	db_cache_put(ctx, key, arch, options, image, size, log);
-}
-
 struct compile_cache cli_compile_cache(struct db *db)
 {
-	struct compile_cache c = { db, cache_get, cache_put };
-
-	return c;
-}
-
-/* {"op":"calibrate"}: measure the device, answer with a calibration event, then done. */
-static int worker_calibrate_side(const struct worker_request *req, const struct run_events *ev)
-{
-	struct calibration cal;
-	struct run_summary s;
-	enum kbx_status st;
-
-	memset(&s, 0, sizeof(s));
-	s.speedup_golden = s.speedup_ref = -1;
-	s.cand_ms_sum = s.ref_ms_sum = s.golden_ms_sum = -1;
-	st = calibrate_device(req->device, ev, &cal);
-	if (st == KBX_OK) {
-		events_json_calibration(stdout, &cal);
-		s.verdict = V_PASS;
-		snprintf(s.gpu, sizeof(s.gpu), "%s", cal.gpu_name);
-	} else {
-		s.verdict = st == KBX_ENODEVICE || st == KBX_ENOGPUBUILD ? V_NOT_RUN : V_ERROR;
-		s.message = (char *)kbx_last_error();
-	}
-	ev->done(ev->ctx, &s);
-	fflush(stdout);
-	return st ? 1 : 0;
-}
-
-/*
- * The stored calibration of the device a run is about to use, for the perf rows' fractions; NULL
- * when there is none (or no device: the engine says so in its own words).
- */
-static const struct calibration *run_calibration(const struct worker_request *req, struct calibration *cal)
-{
-	struct gpu_info info;
-
-	if (!req->calib_db || req->no_perf || gpu_probe(req->device, &info, NULL) != KBX_OK ||
-	    db_calibration_find_at(req->calib_db, info.uuid, info.name, cal) != KBX_OK) {
-		kbx_clear_error();
-		return NULL;
-	}
-	return cal;
+	return db_compile_cache(db);
 }
 
 int cmd_worker(struct cli *c, int argc, char **argv)
 {
-	struct worker_request req;
-	struct engine_options o;
-	struct compile_cache cache = cli_compile_cache(NULL);
-	struct run_events ev = events_json_writer(stdout), annotated;
-	struct calibrate_annotator ann = { &ev, NULL, 0 };
-	struct calibration cal;
-	struct task *t = NULL;
-	struct db *db = NULL;
-	char *line = NULL, *slash;
-	size_t cap = 0;
-	int sticky = 0;
-	enum kbx_status st;
+	struct serve_env env;
 
 	(void)argc;
 	(void)argv;
-	if (getline(&line, &cap, stdin) < 0)
-		return cli_fail(2, "worker: no request on stdin");
-	st = worker_request_from_json(line, &req);
-	free(line);
-	if (st)
-		return cli_fail(2, "worker: %s", kbx_last_error());
-	if (req.calibrate) {
-		int rc = worker_calibrate_side(&req, &ev);
-
-		worker_request_free(&req);
-		return rc;
-	}
-	slash = strchr(req.task_id, '/');
-	if (!slash) {
-		worker_request_free(&req);
-		return cli_fail(2, "worker: bad task id");
-	}
-	*slash = '\0';
-	st = task_load(req.tasks_root ? req.tasks_root : c->tasks_root, req.task_id, slash + 1, &t);
-	*slash = '/';
-	if (st) {
-		worker_request_free(&req);
-		return cli_fail(2, "worker: %s", kbx_last_error());
-	}
-	if (req.db_path && db_open(req.db_path, &db) == KBX_OK)
-		cache.ctx = db;
-	engine_options_default(&o);
-	o.seed = req.seed;
-	o.no_perf = req.no_perf;
-	o.device = req.device;
-	o.max_perf_rows = req.max_perf_rows;
-	o.bench = req.bench;
-	o.launch_limit_s = req.launch_limit_s;
-	o.compile_limit_s = req.compile_limit_s;
-	o.tasks_root = req.tasks_root ? req.tasks_root : c->tasks_root;
-	o.save_cubin = req.save_cubin;
-	o.only_case = req.only_case;
-	o.no_derived = req.no_derived;
-	o.fuzz = req.fuzz;
-	o.sanitize = req.sanitize != NULL;
-	o.export_dir = req.export_dir;
-	o.triton_dir = req.triton_dir;
-	o.triton_launch = req.triton_launch;
-	ann.cal = run_calibration(&req, &cal);
-	ann.tensor = calibrate_task_tensor(t);
-	annotated = calibrate_annotator_events(&ann);
-	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,
-			db ? &cache : NULL, &annotated, &sticky);
-	fflush(stdout);
-	db_close(db);
-	task_free(t);
-	worker_request_free(&req);
-	if (st)
-		return 1;
-	return sticky ? 3 : 0;
+	db_serve_env(&env, c->tasks_root, NULL);
+	return worker_serve(stdin, stdout, &env);
 }

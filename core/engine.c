@@ -52,6 +52,7 @@ struct program {
 	struct kernel_spec spec;
 	struct gpu_module *mod;
 	gpu_function *fns;
+	int host;                   /* the candidate runs in r->o->host (engine.h), no launches */
 };
 
 struct dev_buf {
@@ -65,6 +66,7 @@ struct dev_set {
 	struct dev_buf *scratch;    /* indexed like program->spec.scratch */
 	size_t *scratch_bytes;
 	int nscratch;
+	int host_handle;            /* the host's handle for these buffers + 1; 0 = not bound */
 };
 
 struct run {
@@ -90,6 +92,8 @@ struct run {
 	const struct compile_cache *cache;
 	struct devgen *devgen;      /* the GPU input generator (perf rows), once loaded */
 	int devgen_failed;          /* it could not be built: perf rows draw on the host */
+	enum host_outcome host_outcome; /* how the host candidate's last call ended */
+	int host_calls;             /* checked calls so far (the first compiles its kernels) */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -399,6 +403,9 @@ static void set_free(struct run *r, struct dev_set *s, const struct task *t)
 {
 	int i;
 
+	if (s->host_handle && r->o->host)
+		r->o->host->unbind(r->o->host->ctx, s->host_handle - 1);
+
 	if (s->args)
 		for (i = 0; i < t->nargs; i++)
 			buf_free(r, &s->args[i]);
@@ -583,6 +590,97 @@ static double host_limit_s(const struct run *r, const struct problem *pb)
 	return r->launch_limit_s * 3 + 20.0 * bytes / (1 << 30);
 }
 
+/* ------------------------------------------------------------ host calls ---- */
+
+/* Bind a set's buffers to the host candidate once; the handle lives as long as the set. */
+static enum kbx_status host_bind(struct run *r, const struct dev_set *cs, const struct problem *pb, char *why,
+				 size_t whylen)
+{
+	struct dev_set *s = (struct dev_set *)cs;   /* the handle is a cache of the set's own */
+	struct host_buffer *hb;
+	struct host_binding b;
+	int i, h;
+
+	if (s->host_handle)
+		return KBX_OK;
+	hb = xcalloc((size_t)pb->nbufs + 1, sizeof(*hb));
+	for (i = 0; i < pb->nbufs; i++) {
+		const struct problem_buf *pbuf = &pb->bufs[i];
+		const struct dev_buf *d = &s->args[pbuf->arg - r->t->args];
+
+		hb[i].name = pbuf->arg->name;
+		hb[i].dir = pbuf->arg->dir == ARG_IN ? "in" : pbuf->arg->dir == ARG_OUT ? "out" : "inout";
+		hb[i].dtype = dtype_name(pbuf->arg->dtype);
+		hb[i].shape = pbuf->shape;
+		hb[i].ndim = pbuf->ndim;
+		hb[i].ptr = (unsigned long long)d->ptr;
+		hb[i].bytes = pbuf->bytes;
+	}
+	b.stream = gpu_stream_handle(r->gpu);
+	b.bufs = hb;
+	b.nbufs = pb->nbufs;
+	b.env = &pb->env;
+	h = r->o->host->bind(r->o->host->ctx, &b, why, whylen);
+	free(hb);
+	if (h < 0)
+		return kbx_error(KBX_EINVAL, "cannot hand the buffers to the candidate: %s", why);
+	s->host_handle = h + 1;
+	return KBX_OK;
+}
+
+/* The host candidate's "launches": one call of its entry function. A checked call (sync) gets
+ * a phase of its own; the first one also compiles the candidate's kernels (Triton compiles at
+ * the first call), so it gets the compile limit on top of the launch limit. */
+static enum kbx_status host_launch(struct run *r, const struct dev_set *s, const struct problem *pb, int sync,
+				   const char *label, char *why, size_t whylen)
+{
+	const struct host_candidate *h = r->o->host;
+	enum kbx_status st;
+	enum host_outcome out;
+	double t0 = now_seconds();
+	int line = 0;
+
+	r->host_outcome = HOST_OK;
+	st = host_bind(r, s, pb, why, whylen);
+	if (st) {
+		r->host_outcome = HOST_FAILED;
+		return st;
+	}
+	if (sync)
+		emit_phase(r, r->launch_limit_s + (r->host_calls++ ? 0 : r->o->compile_limit_s),
+			   "%s: candidate call", label);
+	out = h->call(h->ctx, s->host_handle - 1, sync, why, whylen, &line);
+	if (sync) {
+		const char *log = h->last_log ? h->last_log(h->ctx) : NULL;
+
+		if (log && *log)
+			emit_log(r, "%s: %s", label, log);
+	}
+	if (out == HOST_OK && sync)
+		st = gpu_sync(r->gpu);
+	if (out != HOST_OK) {
+		r->host_outcome = out;
+		/* A CUDA error in the candidate may have lost the context: ask the driver. */
+		if (gpu_sync(r->gpu) && gpu_is_sticky(r->gpu))
+			r->sticky = 1;
+		kbx_clear_error();
+		return KBX_EINVAL;
+	}
+	if (st) {
+		snprintf(why, whylen, "candidate call failed: %s", kbx_last_error());
+		r->host_outcome = HOST_FAILED;
+		if (gpu_is_sticky(r->gpu))
+			r->sticky = 1;
+		return st;
+	}
+	if (sync) {
+		r->sum.split.launch_s += now_seconds() - t0;
+		r->last_call_ms[0] = (now_seconds() - t0) * 1e3;
+		emit_phase(r, host_limit_s(r, pb), "%s: candidate results", label);
+	}
+	return KBX_OK;
+}
+
 static enum kbx_status run_launches(struct run *r, const struct program *p, const struct dev_set *s,
 				    const struct problem *pb, int sync, const char *label, char *why, size_t whylen)
 {
@@ -594,6 +692,8 @@ static enum kbx_status run_launches(struct run *r, const struct program *p, cons
 	int i, k;
 
 	*why = '\0';
+	if (p->host)
+		return host_launch(r, s, pb, sync, label, why, whylen);
 	for (i = 0; i < pb->env.n; i++)
 		expr_env_set(&env, pb->env.names[i], pb->env.values[i]);
 	expr_env_set_int(&env, "sms", r->info.sms);
@@ -1000,6 +1100,25 @@ static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char 
 
 /* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
  * failed; a failing candidate is described in cr. */
+/* The verdict of a failed candidate call: runtime_error for launches and exceptions, what the
+ * host said otherwise. */
+static enum verdict host_verdict(const struct run *r)
+{
+	if (!r->cand.host)
+		return V_RUNTIME_ERROR;
+	switch (r->host_outcome) {
+	case HOST_WRONG:
+		return V_WRONG;
+	case HOST_COMPILE:
+		return V_COMPILE_ERROR;
+	case HOST_OK:
+	case HOST_FAILED:
+	case HOST_SKIP:
+		break;
+	}
+	return V_RUNTIME_ERROR;
+}
+
 static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
@@ -1016,7 +1135,7 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		return st;
 	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
 	if (st) {
-		cr->verdict = V_RUNTIME_ERROR;
+		cr->verdict = host_verdict(r);
 		cr->message = xstrdup(why);
 		return KBX_OK;
 	}
@@ -1881,6 +2000,26 @@ static enum kbx_status prepare_program(struct run *r, struct program *p, const c
 	return KBX_OK;
 }
 
+/* The candidate's "compile" when it runs in a host (engine.h): the host loads it. */
+static enum kbx_status prepare_host(struct run *r, const char *src, const char *name, struct compile_result *cr,
+				    enum verdict *loaded, char *why, size_t whylen)
+{
+	const struct host_candidate *h = r->o->host;
+	double t0 = now_seconds();
+
+	*why = '\0';
+	r->cand.host = 1;
+	/* the first load of a worker imports torch and triton: seconds, not milliseconds */
+	emit_phase(r, r->o->compile_limit_s + 60, "loading %s", name);
+	*loaded = h->load(h->ctx, r->t, src, name, r->gpu != NULL, cr, why, whylen);
+	if (*loaded == V_PASS)
+		*why = '\0';
+	else if (!*why)
+		snprintf(why, whylen, "the candidate could not be loaded");
+	r->sum.split.compile_s += now_seconds() - t0;
+	return KBX_OK;
+}
+
 static int in_list(char *const *list, int n, const char *id)
 {
 	int i;
@@ -1894,7 +2033,7 @@ static int in_list(char *const *list, int n, const char *id)
 /* Static rules on the candidate's source (tasks/rules.ini): fatal findings become compile
  * diagnostics (and fail the compile), warnings become warning diagnostics, and required evidence
  * that never matched is kept for the verdict. Returns 1 when a fatal rule matched. */
-static int apply_rules(struct run *r, const char *src, struct compile_result *cr)
+static int apply_rules(struct run *r, const char *src, enum rules_lang lang, struct compile_result *cr)
 {
 	char *path = xasprintf("%s/rules.ini", r->o->tasks_root);
 	struct ruleset rs;
@@ -1908,7 +2047,7 @@ static int apply_rules(struct run *r, const char *src, struct compile_result *cr
 		return 0;
 	}
 	free(path);
-	n = rules_scan(&rs, src, &f);
+	n = rules_scan_lang(&rs, src, lang, &f);
 	for (i = 0; i < n; i++) {
 		const struct rule *ru = f[i].rule;
 		int is_fatal = ru->kind == RULE_FATAL || in_list(r->t->static_fatal, r->t->nstatic_fatal, ru->id);
@@ -1926,7 +2065,11 @@ static int apply_rules(struct run *r, const char *src, struct compile_result *cr
 			r->sum.warnings |= WARN(W_SUSPECT_STATIC);
 		free(msg);
 	}
-	for (i = 0; i < r->t->nstatic_require; i++) {
+	/* Required evidence is written for CUDA sources (int8 types, dp4a, __float2int_rn): a
+	 * Python candidate's quantization shows in its outputs and its kernels' IR, not in them. */
+	if (lang != RULES_CUDA && r->t->nstatic_require)
+		emit_log(r, "the evidence rules this task requires read CUDA sources: not applied to a Python candidate");
+	for (i = 0; lang == RULES_CUDA && i < r->t->nstatic_require; i++) {
 		const struct rule *ru = rules_find(&rs, r->t->static_require[i]);
 		int found = 0, k;
 
@@ -1971,12 +2114,15 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	struct golden_table *golden = NULL;
 	const struct golden_row *grows = NULL;
 	int ngolden = 0, i, all_timed = 1;
+	enum verdict loaded = V_PASS;
 
 	memset(&cc, 0, sizeof(cc));
 	memset(&rc, 0, sizeof(rc));
 	r->cand.role = "candidate";
 	r->ref.role = "reference";
-	if (r->o->triton_dir)
+	if (r->o->host)
+		st = prepare_host(r, source, source_name, &cc, &loaded, why, sizeof(why));
+	else if (r->o->triton_dir)
 		st = triton_prepare(t, r->o->triton_dir, r->o->triton_launch, r->gpu ? device_arch(r) : 0, r->info.sms,
 				    &r->cand.spec, &cc, &cimg, &csz, why, sizeof(why));
 	else
@@ -1986,7 +2132,7 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	/* The static rules read CUDA source; a Triton candidate is a binary and its IR. */
 	if (r->o->triton_dir && cc.ok)
 		emit_log(r, "%s", cc.log);
-	else if (!r->o->triton_dir && apply_rules(r, source, &cc))
+	else if (!r->o->triton_dir && apply_rules(r, source, r->o->host ? RULES_PYTHON : RULES_CUDA, &cc))
 		cc.ok = 0;
 	if (r->ev->compile)
 		r->ev->compile(r->ev->ctx, &cc);
@@ -1999,6 +2145,11 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			if (!strcmp(cc.diags[i].severity, "error"))
 				first_error = cc.diags[i].message;
 		finish(r, V_COMPILE_ERROR, "%s", first_error);
+		goto out;
+	}
+	if (loaded != V_PASS) {
+		/* the host could not load it: no entry function, or what it needs is missing */
+		finish(r, loaded, "%s", why);
 		goto out;
 	}
 	if (why[0]) {
@@ -2020,6 +2171,10 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	 * second timing would only measure the same code twice. */
 	r->ref_is_cand = !r->o->triton_dir && cimg && rimg && csz == rsz && !memcmp(cimg, rimg, csz);
 	if (!r->gpu) {
+		if (r->o->host) {
+			finish(r, V_NOT_RUN, "loaded; nothing ran: no CUDA device");
+			goto out;
+		}
 		if (!r->o->triton_dir) {
 			abi_check_image(t, &r->ref.spec, rimg, rsz, why, sizeof(why));
 			if (why[0]) {
@@ -2035,7 +2190,7 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", cc.arch);
 		goto out;
 	}
-	st = bind_program(r, &r->cand, cimg, why, sizeof(why));
+	st = r->cand.host ? KBX_OK : bind_program(r, &r->cand, cimg, why, sizeof(why));
 	if (st || why[0]) {
 		if (!st)
 			finish(r, V_ABI_ERROR, "%s", why);

@@ -27,7 +27,9 @@
 #include <stddef.h>
 
 #include "bench.h"
+#include "expr.h"
 #include "events.h"
+#include "result.h"
 #include "status.h"
 #include "task.h"
 
@@ -49,6 +51,53 @@ struct engine_options {
 	int sanitize;                 /* running under compute-sanitizer: no guard zones */
 	const char *triton_dir;       /* the candidate is this Triton cache entry (triton.h), not source */
 	const char *triton_launch;    /* its launch line; NULL: DIR/kbx-launch.txt */
+	const struct host_candidate *host; /* the candidate runs in a host (Python), not NVRTC */
+};
+
+/*
+ * A candidate whose calls go to a host instead of NVRTC kernels and launch lines: the Python
+ * worker (pyhost.h) fills this in. The engine treats it like any candidate (its buffers are
+ * poisoned and guarded, its inputs checked, its outputs compared, it is timed) except that
+ * "compiling" is load and "launching" is call. Handles name one set of bound device buffers.
+ */
+enum host_outcome {
+	HOST_OK,
+	HOST_FAILED,        /* it raised: runtime_error */
+	HOST_WRONG,         /* its outputs cannot be right (missing, wrong dtype, written by PyTorch
+			     * ops alone, an allocation's guard zone damaged): wrong */
+	HOST_COMPILE,       /* a kernel did not compile at its first call: compile_error */
+	HOST_SKIP           /* this case cannot be checked for this candidate */
+};
+
+struct host_buffer {
+	const char *name, *dir, *dtype;  /* "x", "in" | "out" | "inout", "f32" */
+	const long long *shape;
+	int ndim;
+	unsigned long long ptr, bytes;   /* device address and size */
+};
+
+struct host_binding {
+	unsigned long long stream;       /* the engine's CUstream */
+	const struct host_buffer *bufs;
+	int nbufs;
+	const struct expr_env *env;      /* every binding of the problem */
+};
+
+struct host_candidate {
+	void *ctx;
+	/* Load the candidate (the compile step). V_PASS when it loaded; else the verdict
+	 * (V_COMPILE_ERROR with diagnostics in cr, V_ABI_ERROR, V_NOT_RUN, V_ERROR) and why. */
+	enum verdict (*load)(void *ctx, const struct task *t, const char *source, const char *name, int has_gpu,
+			     struct compile_result *cr, char *why, size_t whylen);
+	/* A handle >= 0 for these buffers, or -1 with why. */
+	int (*bind)(void *ctx, const struct host_binding *b, char *why, size_t whylen);
+	void (*unbind)(void *ctx, int handle);
+	/* One call: checked (outputs copied into the bound buffers, synchronised, allocations
+	 * checked) or timed (the call alone). HOST_OK, or the outcome with why and the candidate's
+	 * line (0 unknown). */
+	enum host_outcome (*call)(void *ctx, int handle, int checked, char *why, size_t whylen, int *line);
+	/* log lines of the last call, or NULL (may be NULL) */
+	const char *(*last_log)(void *ctx);
 };
 
 void engine_options_default(struct engine_options *o);

@@ -15,6 +15,7 @@
 #include "gpu.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -721,6 +722,11 @@ enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, cons
 		       grid[2], block[0], block[1], block[2], smem);
 }
 
+unsigned long long gpu_stream_handle(const struct gpu *g)
+{
+	return (unsigned long long)(uintptr_t)g->stream;
+}
+
 enum kbx_status gpu_sync(struct gpu *g)
 {
 	return stream_sync(g, "cuStreamSynchronize");
@@ -969,6 +975,12 @@ enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, cons
 			   const unsigned block[3], unsigned smem, void **params, int cooperative)
 {
 	return NO_GPU_BUILD();
+}
+
+unsigned long long gpu_stream_handle(const struct gpu *g)
+{
+	(void)g;
+	return 0;
 }
 
 enum kbx_status gpu_sync(struct gpu *g)

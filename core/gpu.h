@@ -79,6 +79,9 @@ enum kbx_status gpu_function_set_smem(struct gpu *g, gpu_function f, int bytes);
 enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, const unsigned grid[3],
 			   const unsigned block[3], unsigned smem, void **params, int cooperative);
 enum kbx_status gpu_sync(struct gpu *g);
+/* The stream every launch and copy goes to, as an integer (a CUstream): a host candidate
+ * (engine.h) queues its work there, so that timing events and the L2 flush bracket it. */
+unsigned long long gpu_stream_handle(const struct gpu *g);
 
 enum kbx_status gpu_event_create(struct gpu *g, gpu_event *out);
 void gpu_event_destroy(struct gpu *g, gpu_event e);

@@ -55,6 +55,55 @@ char *rules_code_only(const char *src)
 	return out;
 }
 
+/* Blank s[i..] up to and including the closing quote (or a newline for a one-quote string). */
+static size_t blank_py_string(const char *s, size_t n, size_t i, char *out)
+{
+	char q = s[i];
+	int triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
+	size_t k;
+
+	for (k = 0; k < (triple ? 3u : 1u); k++)
+		out[i++] = ' ';
+	while (i < n) {
+		if (s[i] == '\\' && i + 1 < n) {
+			out[i] = ' ';
+			if (s[i + 1] != '\n')
+				out[i + 1] = ' ';
+			i += 2;
+			continue;
+		}
+		if (!triple && s[i] == '\n')
+			return i;
+		if (s[i] == q && (!triple || (i + 2 < n && s[i + 1] == q && s[i + 2] == q))) {
+			for (k = 0; k < (triple ? 3u : 1u); k++)
+				out[i++] = ' ';
+			return i;
+		}
+		if (s[i] != '\n')
+			out[i] = ' ';
+		i++;
+	}
+	return i;
+}
+
+char *rules_code_only_python(const char *src)
+{
+	size_t n = strlen(src), i = 0;
+	char *out = xstrdup(src);
+
+	while (i < n) {
+		if (src[i] == '#') {
+			while (i < n && src[i] != '\n')
+				out[i++] = ' ';
+		} else if (src[i] == '"' || src[i] == '\'') {
+			i = blank_py_string(src, n, i, out);
+		} else {
+			i++;
+		}
+	}
+	return out;
+}
+
 static void rule_free(struct rule *r)
 {
 	free(r->id);
@@ -174,9 +223,17 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 			} else if (!strcmp(key, "message")) {
 				free(cur->message);
 				cur->message = xstrdup(val);
+			} else if (!strcmp(key, "lang")) {
+				if (!strcmp(val, "cuda"))
+					cur->lang = RULES_CUDA;
+				else if (!strcmp(val, "python"))
+					cur->lang = RULES_PYTHON;
+				else
+					st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown lang '%s' (expected cuda or python)", path,
+						       lineno, val);
 			} else {
-				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern or message)", path,
-					       lineno, key);
+				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, message or lang)",
+					       path, lineno, key);
 			}
 		}
 		free(line);
@@ -232,17 +289,25 @@ static int cmp_finding(const void *a, const void *b)
 
 int rules_scan(const struct ruleset *rs, const char *src, struct finding **out)
 {
-	char *code = rules_code_only(src);
+	return rules_scan_lang(rs, src, RULES_CUDA, out);
+}
+
+int rules_scan_lang(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out)
+{
+	char *code = lang == RULES_PYTHON ? rules_code_only_python(src) : rules_code_only(src);
 	size_t len = strlen(code), cap = 0;
 	struct finding *f = NULL;
 	int i, n = 0;
 
 	for (i = 0; i < rs->n; i++) {
 		const struct rule *r = &rs->rules[i];
-		pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
+		pcre2_match_data *md;
 		PCRE2_SIZE start = 0;
 		int last_line = 0;
 
+		if (r->lang != lang)
+			continue;
+		md = pcre2_match_data_create_from_pattern(r->re, NULL);
 		while (start <= len && pcre2_match(r->re, (PCRE2_SPTR)code, len, start, 0, md, NULL) >= 0) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 			int line, col;

@@ -22,6 +22,10 @@
 
 enum rule_kind { RULE_FATAL, RULE_WARNING, RULE_EVIDENCE };
 
+/* The language a rule reads (`lang = cuda | python`, default cuda): CUDA rules never see a
+ * Python candidate, nor the reverse. */
+enum rules_lang { RULES_CUDA, RULES_PYTHON };
+
 struct rule {
 	char *id;
 	enum rule_kind kind;
@@ -29,6 +33,7 @@ struct rule {
 	char *message;
 	int line;               /* in the rules file */
 	void *re;               /* pcre2_code */
+	enum rules_lang lang;
 };
 
 struct ruleset {
@@ -52,9 +57,15 @@ const struct rule *rules_find(const struct ruleset *rs, const char *id);
 /* Every match of fatal and warning rules (one per rule per line) and the first match of each
  * evidence rule, in source order. Returns the count; *out is malloc'd. */
 int rules_scan(const struct ruleset *rs, const char *src, struct finding **out);
+/* The same for a source in `lang`: only that language's rules, over its code (comments and
+ * strings blanked by that language's syntax). rules_scan is the CUDA case. */
+int rules_scan_lang(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out);
 
 /* The source with // and block comments and string/char literals replaced by spaces. */
 char *rules_code_only(const char *src);
+/* The same for Python: # comments and '...', "...", triple-quoted strings (prefixes r, b, f
+ * included) blanked, newlines kept. */
+char *rules_code_only_python(const char *src);
 
 const char *rule_kind_name(enum rule_kind k);
 

@@ -106,6 +106,15 @@ enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_
 enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, const char *options,
 			     const void *image, size_t size, const char *log);
 
+/* The cache above as the engine's compile cache (core/engine.h). */
+struct compile_cache db_compile_cache(struct db *db);
+
+/* A worker's environment (core/serve.h): the compile cache and calibration of the history a
+ * request names, the tasks root, and the host candidate (NULL for CUDA). */
+struct serve_env;
+struct host_candidate;
+void db_serve_env(struct serve_env *env, const char *tasks_root, const struct host_candidate *host);
+
 /* History summaries. */
 struct db_category_stat {
 	char category[64];
