@@ -89,7 +89,9 @@ def check(fn, signature):
             continue
         if p.name in ref_names:
             continue
-        if p.kind != P.POSITIONAL_ONLY or i >= len(ref_positional):
+        # a positional slot whose reference parameter is required was judged above (by name)
+        judged = p.kind != P.KEYWORD_ONLY and i < len(ref_positional) and ref_positional[i].required
+        if not judged:
             problems.append(f"parameter '{p.name}' is required but the task does not pass it")
     return problems, warnings
 

@@ -57,12 +57,9 @@ class LoadedModule:
 
     def __init__(self, module, source_name, text):
         self.module = module
+        self.name = module.__name__
         self.source_name = source_name
         self.text = text
-
-    @property
-    def name(self):
-        return self.module.__name__
 
 
 _serial = [0]
@@ -125,9 +122,8 @@ def candidate_frames(exc, source_name):
 
 def candidate_line(exc, source_name):
     """The deepest line of the candidate that the exception passed through, else 0."""
-    for fs_line, _ in reversed(candidate_frames_ordered(exc, source_name)):
-        return fs_line
-    return 0
+    frames = candidate_frames_ordered(exc, source_name)
+    return frames[-1][0] if frames else 0
 
 
 def candidate_frames_ordered(exc, source_name):
