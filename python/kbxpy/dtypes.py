@@ -49,7 +49,8 @@ class DeviceBytes:
 
     def __init__(self, ptr, nbytes):
         self.__cuda_array_interface__ = {
-            "shape": (int(nbytes),), "typestr": "|u1", "data": (int(ptr), False), "version": 2,
+            "shape": (int(nbytes),), "typestr": "|u1", "data": (int(ptr), False), "strides": None,
+            "version": 2,
         }
 
 

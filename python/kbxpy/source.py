@@ -181,9 +181,15 @@ def triton_error_line(exc, text):
     start = function_def_lines(text).get(m.group(1))
     if not start:
         return 0
-    # the `def` line of src is line 1 unless src still carries decorators above it
+    # the `def` line of src is line 1 unless src still carries decorators above it; should a
+    # Triton count lines from the top of the file instead, node.lineno already falls inside the
+    # kernel while the relative reading runs past its end
     offset = src[:m.start()].count("\n")
-    return start + node.lineno - 1 - offset
+    span = range(start, start + len(src[m.start():].splitlines()))
+    relative = start + node.lineno - 1 - offset
+    if relative not in span and node.lineno in span:
+        return node.lineno
+    return relative
 
 
 def public_functions(module):

@@ -239,15 +239,18 @@ def is_cuda_error(e):
 
 
 def triton_compile_error(e):
-    """The Triton CompilationError in e's chain (by class name, so no triton import), or None."""
+    """The deepest Triton CompilationError in e's chain (a kernel's call of a failing @jit helper
+    chains the helper's error under the call site's), found by class name so that no triton
+    import is needed; None when there is none."""
     seen = set()
+    found = None
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        for cls in type(e).__mro__:
-            if cls.__name__ == "CompilationError" and "triton" in (cls.__module__ or ""):
-                return e
+        if any(cls.__name__ == "CompilationError" and "triton" in (cls.__module__ or "")
+               for cls in type(e).__mro__):
+            found = e
         e = e.__cause__ or e.__context__
-    return None
+    return found
 
 
 def _last_line(e):
