@@ -104,12 +104,17 @@ class Watch:
         return keys
 
     def _patch(self, cls, attr, make):
-        original = cls.__dict__.get(attr)
-        if original is None:
+        """Replace cls.attr (its own or inherited) for the call; put back exactly what was there."""
+        original = getattr(cls, attr, None)
+        if not callable(original):
             self.log.append(f"cannot watch {cls.__name__}.{attr}: not found in this Triton")
             return
+        own = attr in cls.__dict__
         setattr(cls, attr, make(original))
-        self._stack.callback(setattr, cls, attr, original)
+        if own:
+            self._stack.callback(setattr, cls, attr, original)
+        else:
+            self._stack.callback(delattr, cls, attr)
 
     def __enter__(self):
         jit_cls, auto_cls, _ = triton_classes(self.triton)

@@ -118,6 +118,10 @@ class FakeTensor:
     def is_contiguous(self):
         return True
 
+    def untyped_storage(self):
+        n = self.numel() * 4
+        return types.SimpleNamespace(data_ptr=lambda: self.ptr, nbytes=lambda: n)
+
 
 def fake_torch_for_outputs():
     torch = types.ModuleType("torch")
