@@ -135,6 +135,43 @@ class Failures(unittest.TestCase):
         self.assertEqual(ans["kind"], "cuda")
 
 
+class ChainedCompileError(unittest.TestCase):
+    def test_deepest_error_of_a_chain_names_the_helper_line(self):
+        text = GOOD + "\n\n@triton.jit\ndef _helper(x):\n    return x + nope\n"
+        w = Worker(fakes.FakeRuntime())
+        self.assertEqual(w.load(request(text))[0], 0)
+        from triton.compiler.errors import CompilationError
+        helper_src = "def _helper(x):\n    return x + nope\n"
+        inner = CompilationError(helper_src, ast.parse(helper_src).body[0].body[0], "NameError('nope')")
+        outer_src = "def _gelu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pass\n"
+        try:
+            try:
+                raise inner
+            except CompilationError as e:
+                raise CompilationError(outer_src, ast.parse(outer_src).body[0].body[0], None) from e
+        except CompilationError as e:
+            ans = w._failure(e, [])
+        self.assertEqual(ans["line"], len(text.splitlines()))
+        self.assertIn("in _helper", ans["message"])
+        self.assertIn("nope", ans["message"])
+
+
+class RealRuntimeWithoutTorch(unittest.TestCase):
+    def test_missing_torch_names_the_interpreter(self):
+        from kbxpy.runtime import Missing, Runtime
+        saved = sys.modules.get("torch", "absent")
+        sys.modules["torch"] = None          # an import of torch now fails, installed or not
+        try:
+            with self.assertRaises(Missing) as cm:
+                Runtime(None).import_torch()
+        finally:
+            if saved == "absent":
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+        self.assertIn(f"PyTorch is not installed for {sys.executable}", str(cm.exception))
+
+
 class CBoundary(unittest.TestCase):
     """The callbacks called through their C function pointers, as libkbxpy.so calls them."""
 
