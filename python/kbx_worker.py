@@ -25,18 +25,24 @@ def main():
         print("kbx_worker.py: KBX_PYLIB (the path of libkbxpy.so) is not set", file=sys.stderr)
         return 2
     from kbxpy import cabi
-    from kbxpy.runtime import Runtime
-    from kbxpy.worker import Worker
     try:
         lib = cabi.open_library(path)
     except OSError as e:
         print(f"kbx_worker.py: cannot load '{path}': {e}", file=sys.stderr)
         return 2
     protocol.flush()
+    return serve(lib, path)
+
+
+def serve(lib, path):
+    """Hand the callbacks to lib.kbx_py_main and return its status. lib: libkbxpy.so as
+    cabi.open_library gives it, or a stand-in with kbx_py_main and kbx_alloc_check (tests)."""
+    from kbxpy import cabi
+    from kbxpy.runtime import Runtime
+    from kbxpy.worker import Worker
     worker = Worker(Runtime(path), cabi.alloc_checker(lib))
-    callbacks = cabi.make_callbacks(worker)
-    status = lib.kbx_py_main(callbacks)
-    return int(status)
+    callbacks = cabi.make_callbacks(worker)  # alive until kbx_py_main returns, with its functions
+    return int(lib.kbx_py_main(callbacks))
 
 
 def leave(status):
