@@ -23,11 +23,13 @@ static const char eval_usage[] =
 	"usage: kbx eval SOURCE --out DIR [options]\n"
 	"\n"
 	"Evaluate many candidates: SOURCE is a predictions.jsonl (one {\"file\": \"Category/name.py\",\n"
-	"\"predict\": CODE} per line, markdown fences stripped), a folder of .cu files named after their\n"
-	"tasks, or one file. Every item is compiled, verified and timed like `kbx run`, recorded in the\n"
-	"history, and appended to DIR/progress.jsonl; running again with the same DIR resumes, skipping\n"
-	"finished items whose source is unchanged. At the end: DIR/metrics.json (per item),\n"
-	"DIR/summary.json (overall and per category) and a per-category table. Without a GPU every item\n"
+	"\"predict\": CODE} per line, markdown fences stripped), a folder of .cu and .py files named after\n"
+	"their tasks, or one file. A Python item (a KernelBenchX candidate: Triton kernels and the task's\n"
+	"entry function; told by its name or content) runs in the Python worker, CUDA items as usual.\n"
+	"Every item is compiled, verified and timed like `kbx run`, recorded in the history, and\n"
+	"appended to DIR/progress.jsonl; running again with the same DIR resumes, skipping finished\n"
+	"items whose source is unchanged. At the end: DIR/metrics.json (per item), DIR/summary.json\n"
+	"(overall and per category) and a per-category table. Without a GPU every item\n"
 	"still gets its compile (call) result.\n"
 	"\n"
 	"options:\n"
@@ -39,6 +41,7 @@ static const char eval_usage[] =
 	"  --seed N           input seed (default 0)\n"
 	"  --launch-timeout S limit per kernel launch (default 10)\n"
 	"  --quiet            no progress bar\n"
+	"  --python PATH      the interpreter for Python items (default $KBX_PYTHON, else python3)\n"
 	"\n";
 
 struct eval_ctx {
@@ -130,6 +133,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	req.task_id = t->id;
 	req.source = item->source;
 	req.source_name = item->source_name;
+	req.python = item->python;
 	req.device = ctx->gpus[worker];
 	tee.to[0] = &cev;
 	if (ctx->dbs[worker]) {
@@ -173,7 +177,7 @@ static void *precompile_main(void *arg)
 		return NULL;
 	cache = cli_compile_cache(db);
 	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++)
-		if (p->items[i]->task_id && p->items[i]->source)
+		if (p->items[i]->task_id && p->items[i]->source && !p->items[i]->python)
 			engine_precompile(p->items[i]->source, p->items[i]->source_name, p->arch, p->tasks_root, &cache);
 	db_close(db);
 	return NULL;
@@ -257,6 +261,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'S' }, { "no-perf", no_argument, NULL, 'P' },
 		{ "rows", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
+		{ "python", required_argument, NULL, 'Y' },
 		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct eval_ctx ctx;
@@ -281,6 +286,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		case 's': req.seed = strtoull(optarg, NULL, 0); break;
 		case 'L': req.launch_limit_s = cli_num(optarg, "--launch-timeout", &bad); break;
 		case 'q': ctx.quiet = 1; break;
+		case 'Y': req.python_exe = optarg; break;
 		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))

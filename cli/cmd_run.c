@@ -13,6 +13,7 @@
 #include "../core/calibrate.h"
 #include "../core/engine.h"
 #include "../core/gpu.h"
+#include "../core/lang.h"
 #include "../core/sanitizer.h"
 #include "../core/serve.h"
 #include "../core/triton.h"
@@ -27,7 +28,9 @@ static const char run_usage[] =
 	"usage: kbx run TASK [FILE] [options]\n"
 	"\n"
 	"Compile FILE (default: the task's reference) with NVRTC, verify it against the reference on\n"
-	"every case, time it on every perf row, and record the attempt in the history.\n"
+	"every case, time it on every perf row, and record the attempt in the history. FILE may also\n"
+	"be a KernelBenchX candidate: a Python module (cand.py) with Triton kernels and the task's\n"
+	"entry function, run by the Python worker (needs PyTorch and Triton).\n"
 	"Exit status: 0 pass, 1 any other verdict, 2 usage or set-up error.\n"
 	"\n"
 	"options:\n"
@@ -52,6 +55,8 @@ static const char run_usage[] =
 	"  --launch LINE          its launch line, e.g. 'k<<<cdiv(n, 1024)>>>(x, y, i32(n))'; block\n"
 	"                         and shared memory come from its metadata (default: the line\n"
 	"                         in DIR/kbx-launch.txt)\n"
+	"  --python PATH          the interpreter for a Python candidate (default $KBX_PYTHON, else\n"
+	"                         the one found at configure time, else python3 on $PATH)\n"
 	"  -v, --verbose          every case's details, also when it passes\n"
 	"\n";
 
@@ -85,7 +90,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "save-cubin", required_argument, NULL, 'S' }, { "case", required_argument, NULL, 'c' },
 		{ "no-derived", no_argument, NULL, 'N' }, { "fuzz", required_argument, NULL, 'F' },
 		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
-		{ "triton", required_argument, NULL, 'T' }, { "launch", required_argument, NULL, 'l' }, { NULL, 0, NULL, 0 }
+		{ "triton", required_argument, NULL, 'T' }, { "launch", required_argument, NULL, 'l' },
+		{ "python", required_argument, NULL, 'Y' }, { NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
 	struct text_printer tp = { 0 };
@@ -124,6 +130,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'Z': req.sanitize = optarg; break;
 		case 'T': triton = optarg; break;
 		case 'l': launch = optarg; break;
+		case 'Y': req.python_exe = optarg; break;
 		case 'h': fputs(run_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))
@@ -171,6 +178,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	req.task_id = t->id;
 	req.source = source;
 	req.source_name = (char *)file;
+	req.python = !triton && lang_detect(file, source) == LANG_PYTHON;
 	req.tasks_root = c->cat.root;
 	if (save_cubin) {
 		/* The worker runs in its own directory: hand it an absolute path. */
@@ -303,6 +311,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	req.task_id = t->id;
 	req.source = source;
 	req.source_name = (char *)file;
+	req.python = lang_detect(file, source) == LANG_PYTHON;
 	req.tasks_root = c->cat.root;
 	req.no_perf = 1;
 	req.no_derived = 1;     /* the task's own cases; --case may still name a derived one */

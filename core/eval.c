@@ -13,24 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lang.h"
 #include "util.h"
 
 /* ---- items ---------------------------------------------------------------------------------- */
-
-/* The first fenced block of a markdown answer ("```cuda\n...\n```"), else the text itself. */
-static char *strip_fences(const char *text)
-{
-	const char *open = strstr(text, "```"), *body, *close;
-
-	if (!open)
-		return xstrdup(text);
-	body = strchr(open + 3, '\n');
-	if (!body)
-		return xstrdup("");
-	body++;
-	close = strstr(body, "```");
-	return close ? xstrndup(body, (size_t)(close - body)) : xstrdup(body);
-}
 
 /* "Activation/gelu.py", "gelu.cu", "Activation__gelu" -> a task of the catalogue, or NULL. */
 static const struct task *resolve(const struct catalogue *cat, const char *hint)
@@ -80,6 +66,7 @@ static void add_item(struct eval_item **items, int *n, size_t *cap, const struct
 	it->task_id = t ? xstrdup(t->id) : NULL;
 	it->source = source;
 	it->source_name = source_name;
+	it->python = lang_detect(source_name, source) == LANG_PYTHON;
 	sha256_hex(source, strlen(source), it->sha);
 }
 
@@ -122,7 +109,7 @@ static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat,
 			json_decref(o);
 			break;
 		}
-		add_item(items, n, &cap, cat, xasprintf("line %d", lineno), file, strip_fences(predict),
+		add_item(items, n, &cap, cat, xasprintf("line %d", lineno), file, lang_strip_fences(predict),
 			 xasprintf("%s:%d", path, lineno));
 		json_decref(o);
 	}
@@ -142,7 +129,7 @@ static int walk_one(const char *path, const struct stat *sb, int flag, struct FT
 
 	(void)sb;
 	(void)ftw;
-	if (flag == FTW_F && l > 3 && !strcmp(path + l - 3, ".cu")) {
+	if (flag == FTW_F && ((l > 3 && !strcmp(path + l - 3, ".cu")) || (l > 3 && !strcmp(path + l - 3, ".py")))) {
 		XGROW(walk_paths, (size_t)walk_n + 1, walk_cap);
 		walk_paths[walk_n++] = xstrdup(path);
 	}

@@ -36,6 +36,7 @@ struct eval_item {
 	char *source;
 	char *source_name;      /* for diagnostics: the file, or "predictions.jsonl:12" */
 	char sha[65];
+	int python;             /* a Python module (lang.h: by the file's name, else its content) */
 };
 
 /* What one item came to (one line of progress.jsonl). */

@@ -722,6 +722,54 @@ enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, cons
 		       grid[2], block[0], block[1], block[2], smem);
 }
 
+/* Memory of the context current on the calling thread (gpu.h "raw"). */
+enum kbx_status gpu_raw_alloc(size_t bytes, gpu_ptr *out)
+{
+	CUdeviceptr p = 0;
+	CUresult r;
+	enum kbx_status st = ensure_driver();
+
+	if (st)
+		return st;
+	r = drv.f_cuMemAlloc(&p, bytes ? bytes : 1);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(NULL, r, "cuMemAlloc", "%zu bytes", bytes);
+	*out = (gpu_ptr)p;
+	return KBX_OK;
+}
+
+void gpu_raw_free(gpu_ptr p)
+{
+	if (p && ensure_driver() == KBX_OK)
+		drv.f_cuMemFree((CUdeviceptr)p);
+}
+
+enum kbx_status gpu_raw_memset8(gpu_ptr p, unsigned char v, size_t n, unsigned long long stream)
+{
+	CUresult r;
+	enum kbx_status st = ensure_driver();
+
+	if (st)
+		return st;
+	r = drv.f_cuMemsetD8Async((CUdeviceptr)p, v, n, (CUstream)(uintptr_t)stream);
+	return r == CUDA_SUCCESS ? KBX_OK : cu_fail(NULL, r, "cuMemsetD8Async", "%zu bytes", n);
+}
+
+enum kbx_status gpu_raw_sync_download(void *dst, gpu_ptr src, size_t n)
+{
+	CUresult r;
+	enum kbx_status st = ensure_driver();
+
+	if (st)
+		return st;
+	r = drv.f_cuCtxSynchronize();
+	if (r == CUDA_SUCCESS)
+		r = drv.f_cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, NULL);
+	if (r == CUDA_SUCCESS)
+		r = drv.f_cuStreamSynchronize(NULL);
+	return r == CUDA_SUCCESS ? KBX_OK : cu_fail(NULL, r, "cuMemcpyDtoH", "%zu bytes", n);
+}
+
 unsigned long long gpu_stream_handle(const struct gpu *g)
 {
 	return (unsigned long long)(uintptr_t)g->stream;
@@ -975,6 +1023,30 @@ enum kbx_status gpu_launch(struct gpu *g, gpu_function f, const char *name, cons
 			   const unsigned block[3], unsigned smem, void **params, int cooperative)
 {
 	return NO_GPU_BUILD();
+}
+
+enum kbx_status gpu_raw_alloc(size_t bytes, gpu_ptr *out)
+{
+	(void)bytes;
+	*out = 0;
+	return kbx_error(KBX_ENOGPUBUILD, "kbx was built without CUDA");
+}
+
+void gpu_raw_free(gpu_ptr p)
+{
+	(void)p;
+}
+
+enum kbx_status gpu_raw_memset8(gpu_ptr p, unsigned char v, size_t n, unsigned long long stream)
+{
+	(void)p, (void)v, (void)n, (void)stream;
+	return kbx_error(KBX_ENOGPUBUILD, "kbx was built without CUDA");
+}
+
+enum kbx_status gpu_raw_sync_download(void *dst, gpu_ptr src, size_t n)
+{
+	(void)dst, (void)src, (void)n;
+	return kbx_error(KBX_ENOGPUBUILD, "kbx was built without CUDA");
 }
 
 unsigned long long gpu_stream_handle(const struct gpu *g)

@@ -83,6 +83,14 @@ enum kbx_status gpu_sync(struct gpu *g);
  * (engine.h) queues its work there, so that timing events and the L2 flush bracket it. */
 unsigned long long gpu_stream_handle(const struct gpu *g);
 
+/* "Raw" memory of whatever context is current on the calling thread, without a struct gpu:
+ * the Python worker's allocator (pyhost.h) serves torch, which made the device's primary
+ * context current. sync_download waits for the whole context first. */
+enum kbx_status gpu_raw_alloc(size_t bytes, gpu_ptr *out);
+void gpu_raw_free(gpu_ptr p);
+enum kbx_status gpu_raw_memset8(gpu_ptr p, unsigned char v, size_t n, unsigned long long stream);
+enum kbx_status gpu_raw_sync_download(void *dst, gpu_ptr src, size_t n);
+
 enum kbx_status gpu_event_create(struct gpu *g, gpu_event *out);
 void gpu_event_destroy(struct gpu *g, gpu_event e);
 enum kbx_status gpu_event_record(struct gpu *g, gpu_event e);

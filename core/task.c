@@ -1218,6 +1218,8 @@ void task_free(struct task *t)
 	free(t->derive_sizes);
 	free(t->derive_values_off);
 	free(t->derive_base);
+	free(t->py_entry);
+	free(t->py_signature);
 	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);

@@ -104,6 +104,8 @@ struct task {
 	char *derive_values_off; /* [derive] values = off: REASON, or NULL */
 	char *derive_base;      /* [derive] base = CASE, or NULL (then chosen, see derive.h) */
 	long long derive_limit; /* [derive] limit = N: no derived size above N; 0 = none */
+	char *py_entry;         /* [python] entry: the PyTorch function's name, or NULL */
+	char *py_signature;     /* [python] signature: its parameters "(input, approximate='none')", or NULL */
 	char **examples;        /* paths of the .cu files in examples/, sorted */
 	int nexamples;
 };

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "pyworker.h"
+#include "task.h"
 #include "sanitizer.h"
 #include "util.h"
 
@@ -74,6 +76,10 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "op", json_string("calibrate"));
 	if (r->calib_db)
 		json_object_set_new(o, "calib_db", json_string(r->calib_db));
+	if (r->python)
+		json_object_set_new(o, "lang", json_string("python"));
+	if (r->python_exe)
+		json_object_set_new(o, "python", json_string(r->python_exe));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -141,6 +147,9 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->triton_dir = get_str(o, "triton_dir");
 	r->triton_launch = get_str(o, "triton_launch");
 	r->calib_db = get_str(o, "calib_db");
+	r->python = json_is_string(json_object_get(o, "lang")) && !strcmp(json_string_value(json_object_get(o, "lang")),
+									  "python");
+	r->python_exe = get_str(o, "python");
 	/* No "op" is a run: requests from before calibrations existed. */
 	op = json_object_get(o, "op");
 	if (op && (!json_is_string(op) || (strcmp(json_string_value(op), "run") &&
@@ -174,6 +183,7 @@ void worker_request_free(struct worker_request *r)
 	free(r->triton_dir);
 	free(r->triton_launch);
 	free(r->calib_db);
+	free(r->python_exe);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -272,8 +282,8 @@ static void report_end(struct watch *w, enum verdict v, const char *msg)
 
 #define SANITIZER_LOG "sanitizer.log"
 
-static void child(const char *exe, const char *sanitizer, const char *tool, const char *dir, int in_fd, int out_fd,
-		  int err_fd)
+static void child(const char *exe, const struct pyworker_paths *py, const char *sanitizer, const char *tool,
+		  const char *dir, int in_fd, int out_fd, int err_fd)
 {
 	struct rlimit no_core = { 0, 0 };
 	struct rlimit fsize = { WORKER_MAX_FILE_BYTES, WORKER_MAX_FILE_BYTES };
@@ -293,6 +303,11 @@ static void child(const char *exe, const char *sanitizer, const char *tool, cons
 	setrlimit(RLIMIT_CORE, &no_core);
 	setrlimit(RLIMIT_FSIZE, &fsize);
 	setrlimit(RLIMIT_NOFILE, &nofile);
+	if (py) {
+		pyworker_exec(py, dir);
+		dprintf(2, "cannot execute '%s': %s\n", py->python, strerror(errno));
+		_exit(127);
+	}
 	if (sanitizer)
 		execl(sanitizer, "compute-sanitizer", "--tool", tool, "--log-file", SANITIZER_LOG, "--print-limit", "100",
 		      exe, "worker", (char *)NULL);
@@ -434,6 +449,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 	char self[4096], buf[65536], workdir[] = "/tmp/kbx-worker-XXXXXX", sanitizer_path[PATH_MAX];
 	const char *sanitizer = NULL;
 	enum kbx_status st = KBX_OK;
+	struct pyworker_paths py;
 	char *reqtext;
 	pid_t pid;
 	ssize_t n;
@@ -455,6 +471,14 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 		sanitizer = sanitizer_path;
 		w.hold = 1;
 	}
+	if (req->python) {
+		st = pyworker_paths(req->python_exe, req->tasks_root ? req->tasks_root : task_default_root(), exe, &py);
+		if (st) {
+			/* nothing can run it: say what is missing, as a verdict */
+			report_end(&w, strstr(kbx_last_error(), "interpreter") ? V_NOT_RUN : V_ERROR, kbx_last_error());
+			return KBX_OK;
+		}
+	}
 	if (pipe(in_p) || pipe(out_p) || pipe(err_p))
 		return kbx_error(KBX_EWORKER, "cannot create pipes: %s", strerror(errno));
 	if (!mkdtemp(workdir))
@@ -466,7 +490,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 		close(in_p[1]);
 		close(out_p[0]);
 		close(err_p[0]);
-		child(exe, sanitizer, req->sanitize, workdir, in_p[0], out_p[1], err_p[1]);
+		child(exe, req->python ? &py : NULL, sanitizer, req->sanitize, workdir, in_p[0], out_p[1], err_p[1]);
 	}
 	setpgid(pid, pid);
 	close(in_p[0]);

@@ -16,8 +16,9 @@
  * $KBX_COMPUTE_SANITIZER, else compute-sanitizer beside the CUDA toolkit's include folder, else
  * on $PATH.
  *
- * The worker side (cli/cmd_worker.c) reads the request with worker_request_from_json and calls
- * engine_run with events_json_writer(stdout).
+ * The worker side (serve.h) reads the request with worker_request_from_json and calls engine_run
+ * with events_json_writer(stdout). A request with python set goes to the Python worker instead
+ * of `kbx worker` (pyworker.h: its interpreter, sandbox and paths); it answers the same way.
  *
  * A request with calibrate set ({"op":"calibrate"}) runs no task: the worker measures the device
  * (calibrate.h) and answers with a calibration event before its done event; worker_calibrate
@@ -53,6 +54,8 @@ struct worker_request {
 	char *triton_launch;          /* engine_options.triton_launch, or NULL */
 	int calibrate;                /* "op":"calibrate": measure the device instead (no task, no source) */
 	char *calib_db;               /* history to read the device's calibration from (read only), or NULL */
+	int python;                   /* the candidate is a Python module: the Python worker runs it */
+	char *python_exe;             /* its interpreter (--python), or NULL (pyworker.h) */
 };
 
 void worker_request_default(struct worker_request *r);
