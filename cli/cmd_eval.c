@@ -49,6 +49,7 @@ struct eval_ctx {
 	const struct worker_request *base;
 	int gpus[MAX_GPUS];
 	struct db *dbs[MAX_GPUS];       /* one history connection per worker thread */
+	struct worker_keep *keeps[MAX_GPUS]; /* one Python worker per GPU, kept between items */
 	FILE *progress;
 	const char *name;               /* the evaluation, as runs record it: its --out folder */
 	int quiet, tty;
@@ -143,7 +144,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 		tee.to[1] = &rev;
 	}
 	tee_ev = events_tee(&tee);
-	if (worker_run(NULL, &req, &tee_ev, NULL, NULL) != KBX_OK) {
+	if (worker_run_kept(ctx->keeps[worker], NULL, &req, &tee_ev, NULL, NULL) != KBX_OK) {
 		free(out->message);
 		out->message = xstrdup(kbx_last_error());
 	}
@@ -348,7 +349,11 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	}
 	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
 	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, req.tasks_root);
+	for (i = 0; i < ngpus; i++)
+		ctx.keeps[i] = worker_keep_new();
 	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);
+	for (i = 0; i < ngpus; i++)
+		worker_keep_free(ctx.keeps[i]);
 	precompile_stop(&pre);
 	fclose(ctx.progress);
 	for (i = 0; i < ngpus; i++)

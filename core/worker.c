@@ -438,20 +438,223 @@ static void report_sanitizer(struct watch *w, const char *workdir, const struct 
 	free(log);
 }
 
+/* A worker process: its pipes, group and working directory. One run's worker (kept = 0) is
+ * ended after its run; a kept one (worker_keep) serves the next request too. */
+struct worker_proc {
+	pid_t pid;
+	int in_fd, out_fd, err_fd;
+	char workdir[64];
+	int have_dir;           /* workdir exists and is ours to remove */
+	int python;
+	struct sbuf line;       /* stdout read past the last full line */
+};
+
+struct worker_keep {
+	struct worker_proc p;
+	int alive;
+	int runs;               /* served by the current process */
+};
+
+static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const struct pyworker_paths *py,
+				  const char *sanitizer, const char *tool)
+{
+	int in_p[2], out_p[2], err_p[2];
+
+	memset(wp, 0, sizeof(*wp));
+	wp->in_fd = wp->out_fd = wp->err_fd = -1;
+	snprintf(wp->workdir, sizeof(wp->workdir), "/tmp/kbx-worker-XXXXXX");
+	if (pipe(in_p) || pipe(out_p) || pipe(err_p))
+		return kbx_error(KBX_EWORKER, "cannot create pipes: %s", strerror(errno));
+	if (!mkdtemp(wp->workdir))
+		return kbx_error(KBX_EWORKER, "cannot create a working directory '%s': %s", wp->workdir, strerror(errno));
+	wp->have_dir = 1;
+	wp->pid = fork();
+	if (wp->pid < 0)
+		return kbx_error(KBX_EWORKER, "cannot start a worker: %s", strerror(errno));
+	if (wp->pid == 0) {
+		close(in_p[1]);
+		close(out_p[0]);
+		close(err_p[0]);
+		child(exe, py, sanitizer, tool, wp->workdir, in_p[0], out_p[1], err_p[1]);
+	}
+	setpgid(wp->pid, wp->pid);
+	close(in_p[0]);
+	close(out_p[1]);
+	close(err_p[1]);
+	wp->in_fd = in_p[1];
+	wp->out_fd = out_p[0];
+	wp->err_fd = err_p[0];
+	wp->python = py != NULL;
+	signal(SIGPIPE, SIG_IGN);
+	return KBX_OK;
+}
+
+/* Kill what is left of the process and its group and reap it (its working directory stays
+ * until proc_remove_dir: the sanitizer's log is read from it). */
+static int proc_end(struct worker_proc *wp, int kill_first)
+{
+	int status = 0;
+
+	if (wp->in_fd >= 0)
+		close(wp->in_fd);
+	if (wp->out_fd >= 0)
+		close(wp->out_fd);
+	if (wp->err_fd >= 0)
+		close(wp->err_fd);
+	wp->in_fd = wp->out_fd = wp->err_fd = -1;
+	if (wp->pid > 0) {
+		if (kill_first)
+			kill_group(wp->pid);
+		while (waitpid(wp->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		kill(-wp->pid, SIGKILL); /* anything the worker left behind in its group */
+		wp->pid = 0;
+	}
+	sbuf_release(&wp->line);
+	return status;
+}
+
+static void proc_remove_dir(struct worker_proc *wp)
+{
+	if (wp->have_dir)
+		remove_workdir(wp->workdir);
+	wp->have_dir = 0;
+}
+
+static int send_request(struct worker_proc *wp, const struct worker_request *req)
+{
+	char *reqtext = worker_request_to_json(req);
+	size_t len = strlen(reqtext), off = 0;
+	ssize_t n;
+	int ok = 1;
+
+	while (off < len) {
+		n = write(wp->in_fd, reqtext + off, len - off);
+		if (n <= 0) {
+			ok = 0;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (ok && write(wp->in_fd, "\n", 1) != 1)
+		ok = 0;
+	free(reqtext);
+	return ok ? 0 : -1;
+}
+
+/* Read events until the worker ends (one run's worker) or, for a kept one, until its done
+ * event. Returns KBX_OK, KBX_ECANCEL or KBX_EWORKER; *ended when the process is gone or was
+ * killed (a timeout: reported through w). */
+static enum kbx_status converse(struct worker_proc *wp, struct watch *w, const struct run_events *ev,
+				struct run_events *proxy, int kept, worker_cancel_fn cancel, void *cancel_ctx,
+				struct sbuf *errtail, int *ended)
+{
+	char buf[65536];
+	int open_fds = 2;
+	ssize_t n;
+
+	*ended = 0;
+	while (open_fds > 0 && !(kept && w->done)) {
+		struct pollfd pfd[2] = { { wp->out_fd, POLLIN, 0 }, { wp->err_fd, POLLIN, 0 } };
+		int r;
+
+		if (pfd[0].fd < 0)
+			pfd[0].events = 0;
+		if (pfd[1].fd < 0)
+			pfd[1].events = 0;
+		r = poll(pfd, 2, 100);
+		if (r < 0 && errno != EINTR) {
+			kill_group(wp->pid);
+			*ended = 1;
+			return kbx_error(KBX_EWORKER, "poll: %s", strerror(errno));
+		}
+		if (cancel && cancel(cancel_ctx)) {
+			kill_group(wp->pid);
+			*ended = 1;
+			return kbx_error(KBX_ECANCEL, "cancelled");
+		}
+		if (w->deadline > 0 && now_seconds() > w->deadline) {
+			char msg[512];
+
+			kill_group(wp->pid);
+			snprintf(msg, sizeof(msg), "'%s' ran past its %.0f s limit; the worker was killed", w->phase, w->limit);
+			report_end(w, V_TIMEOUT, msg);
+			*ended = 1;
+			return KBX_OK;
+		}
+		if (pfd[1].revents & (POLLIN | POLLHUP)) {
+			n = read(wp->err_fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(wp->err_fd);
+				wp->err_fd = -1;
+				open_fds--;
+			} else {
+				sbuf_add(errtail, buf, (size_t)n);
+				if (errtail->len > STDERR_KEEP) {
+					memmove(errtail->buf, errtail->buf + errtail->len - STDERR_KEEP, STDERR_KEEP);
+					errtail->len = STDERR_KEEP;
+					errtail->buf[errtail->len] = '\0';
+				}
+			}
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			n = read(wp->out_fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(wp->out_fd);
+				wp->out_fd = -1;
+				open_fds--;
+				continue;
+			}
+			sbuf_add(&wp->line, buf, (size_t)n);
+			for (;;) {
+				char *nl = wp->line.len ? memchr(wp->line.buf, '\n', wp->line.len) : NULL;
+				size_t used;
+
+				if (!nl)
+					break;
+				*nl = '\0';
+				if (wp->line.buf[0] &&
+				    events_json_dispatch_ex(wp->line.buf, proxy, w->on_calibration, w->calibration_ctx) != KBX_OK &&
+				    ev->log)
+					ev->log(ev->ctx, kbx_last_error());
+				used = (size_t)(nl - wp->line.buf) + 1;
+				memmove(wp->line.buf, wp->line.buf + used, wp->line.len - used);
+				wp->line.len -= used;
+				wp->line.buf[wp->line.len] = '\0';
+			}
+		}
+	}
+	*ended = open_fds == 0;
+	return KBX_OK;
+}
+
+static void report_death(struct watch *w, int status, const struct sbuf *errtail)
+{
+	char msg[STDERR_KEEP + 512];
+	const char *tail = errtail->len ? str_trim(errtail->buf) : "";
+
+	if (WIFSIGNALED(status))
+		snprintf(msg, sizeof(msg), "the worker died of signal %d (%s) during '%s'%s%s", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)), w->phase, *tail ? ": " : "", tail);
+	else
+		snprintf(msg, sizeof(msg), "the worker exited with status %d during '%s'%s%s", WEXITSTATUS(status),
+			 w->phase, *tail ? ": " : "", tail);
+	report_end(w, V_RUNTIME_ERROR, msg);
+}
+
 static enum kbx_status run_worker(const char *exe, const struct worker_request *req, const struct run_events *ev,
 				  calibration_fn on_calibration, void *calibration_ctx, worker_cancel_fn cancel,
-				  void *cancel_ctx)
+				  void *cancel_ctx, struct worker_keep *keep)
 {
 	struct watch w = { .to = ev, .on_calibration = on_calibration, .calibration_ctx = calibration_ctx };
 	struct run_events proxy = { &w, w_phase, w_compile, w_case, w_perf, w_log, w_done };
-	int in_p[2], out_p[2], err_p[2], status = 0, open_fds = 2;
-	struct sbuf line = SBUF_INIT, errtail = SBUF_INIT;
-	char self[4096], buf[65536], workdir[] = "/tmp/kbx-worker-XXXXXX", sanitizer_path[PATH_MAX];
+	struct sbuf errtail = SBUF_INIT;
+	char self[4096], sanitizer_path[PATH_MAX];
 	const char *sanitizer = NULL;
 	enum kbx_status st = KBX_OK;
 	struct pyworker_paths py;
-	char *reqtext;
-	pid_t pid;
+	struct worker_proc one, *wp = &one;
+	int status = 0, ended = 0;
 	ssize_t n;
 
 	if (!exe) {
@@ -470,6 +673,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 					 "the CUDA toolkit's bin/ and $PATH)");
 		sanitizer = sanitizer_path;
 		w.hold = 1;
+		keep = NULL;    /* the findings are read once the worker has exited */
 	}
 	if (req->python) {
 		st = pyworker_paths(req->python_exe, req->tasks_root ? req->tasks_root : task_default_root(), exe, &py);
@@ -478,137 +682,70 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 			report_end(&w, strstr(kbx_last_error(), "interpreter") ? V_NOT_RUN : V_ERROR, kbx_last_error());
 			return KBX_OK;
 		}
+	} else {
+		keep = NULL;    /* `kbx worker` starts in milliseconds: one per run */
 	}
-	if (pipe(in_p) || pipe(out_p) || pipe(err_p))
-		return kbx_error(KBX_EWORKER, "cannot create pipes: %s", strerror(errno));
-	if (!mkdtemp(workdir))
-		return kbx_error(KBX_EWORKER, "cannot create a working directory '%s': %s", workdir, strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return kbx_error(KBX_EWORKER, "cannot start a worker: %s", strerror(errno));
-	if (pid == 0) {
-		close(in_p[1]);
-		close(out_p[0]);
-		close(err_p[0]);
-		child(exe, req->python ? &py : NULL, sanitizer, req->sanitize, workdir, in_p[0], out_p[1], err_p[1]);
-	}
-	setpgid(pid, pid);
-	close(in_p[0]);
-	close(out_p[1]);
-	close(err_p[1]);
-
-	signal(SIGPIPE, SIG_IGN);
-	reqtext = worker_request_to_json(req);
-	{
-		size_t len = strlen(reqtext), off = 0;
-
-		while (off < len) {
-			n = write(in_p[1], reqtext + off, len - off);
-			if (n <= 0)
-				break;
-			off += (size_t)n;
+	if (keep) {
+		wp = &keep->p;
+		if (keep->alive && waitpid(wp->pid, &status, WNOHANG) != 0) {
+			wp->pid = 0;         /* it ended since its last run (a lost context) */
+			proc_end(wp, 0);
+			proc_remove_dir(wp);
+			keep->alive = 0;
 		}
-		if (write(in_p[1], "\n", 1) < 0)
-			off = 0;
 	}
-	free(reqtext);
-	close(in_p[1]);
+	if (!keep || !keep->alive) {
+		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize);
+		if (st) {
+			proc_end(wp, 1);
+			proc_remove_dir(wp);
+			return st;
+		}
+		if (keep) {
+			keep->alive = 1;
+			keep->runs = 0;
+		}
+	}
+	if (send_request(wp, req) && keep && keep->runs) {
+		/* the kept worker went away between runs: one fresh start */
+		proc_end(wp, 1);
+		proc_remove_dir(wp);
+		st = proc_start(wp, exe, &py, sanitizer, req->sanitize);
+		if (st) {
+			keep->alive = 0;
+			proc_end(wp, 1);
+			proc_remove_dir(wp);
+			return st;
+		}
+		keep->runs = 0;
+		send_request(wp, req);
+	}
+	if (!keep) {
+		close(wp->in_fd);       /* one request: the worker ends when it is done */
+		wp->in_fd = -1;
+	} else {
+		keep->runs++;
+	}
 
 	w.deadline = req->compile_limit_s > 0 ? now_seconds() + req->compile_limit_s + 30 : 0;
 	snprintf(w.phase, sizeof(w.phase), "start");
 	w.limit = req->compile_limit_s + 30;
-	while (open_fds > 0) {
-		struct pollfd pfd[2] = { { out_p[0], POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
-		int timeout = 100, r;
-
-		if (pfd[0].fd < 0)
-			pfd[0].events = 0;
-		if (pfd[1].fd < 0)
-			pfd[1].events = 0;
-		r = poll(pfd, 2, timeout);
-		if (r < 0 && errno != EINTR) {
-			st = kbx_error(KBX_EWORKER, "poll: %s", strerror(errno));
-			kill_group(pid);
-			break;
-		}
-		if (cancel && cancel(cancel_ctx)) {
-			kill_group(pid);
-			st = kbx_error(KBX_ECANCEL, "cancelled");
-			break;
-		}
-		if (w.deadline > 0 && now_seconds() > w.deadline) {
-			char msg[512];
-
-			kill_group(pid);
-			snprintf(msg, sizeof(msg), "'%s' ran past its %.0f s limit; the worker was killed", w.phase, w.limit);
-			report_end(&w, V_TIMEOUT, msg);
-			break;
-		}
-		if (pfd[1].revents & (POLLIN | POLLHUP)) {
-			n = read(err_p[0], buf, sizeof(buf));
-			if (n <= 0) {
-				close(err_p[0]);
-				err_p[0] = -1;
-				open_fds--;
-			} else {
-				sbuf_add(&errtail, buf, (size_t)n);
-				if (errtail.len > STDERR_KEEP) {
-					memmove(errtail.buf, errtail.buf + errtail.len - STDERR_KEEP, STDERR_KEEP);
-					errtail.len = STDERR_KEEP;
-					errtail.buf[errtail.len] = '\0';
-				}
-			}
-		}
-		if (pfd[0].revents & (POLLIN | POLLHUP)) {
-			n = read(out_p[0], buf, sizeof(buf));
-			if (n <= 0) {
-				close(out_p[0]);
-				out_p[0] = -1;
-				open_fds--;
-				continue;
-			}
-			sbuf_add(&line, buf, (size_t)n);
-			for (;;) {
-				char *nl = line.len ? memchr(line.buf, '\n', line.len) : NULL;
-				size_t used;
-
-				if (!nl)
-					break;
-				*nl = '\0';
-				if (line.buf[0] &&
-				    events_json_dispatch_ex(line.buf, &proxy, w.on_calibration, w.calibration_ctx) != KBX_OK &&
-				    ev->log)
-					ev->log(ev->ctx, kbx_last_error());
-				used = (size_t)(nl - line.buf) + 1;
-				memmove(line.buf, line.buf + used, line.len - used);
-				line.len -= used;
-				line.buf[line.len] = '\0';
-			}
-		}
+	if (req->python && (!keep || keep->runs == 1)) {
+		/* a fresh Python worker imports torch and Triton before it can answer */
+		w.deadline += 120;
+		w.limit += 120;
 	}
-	if (out_p[0] >= 0)
-		close(out_p[0]);
-	if (err_p[0] >= 0)
-		close(err_p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	kill(-pid, SIGKILL); /* anything the worker left behind in its group */
-	if (w.hold)
-		report_sanitizer(&w, workdir, req);
-	remove_workdir(workdir);
-	if (!st && !w.done) {
-		char msg[STDERR_KEEP + 512];
-		const char *tail = errtail.len ? str_trim(errtail.buf) : "";
-
-		if (WIFSIGNALED(status))
-			snprintf(msg, sizeof(msg), "the worker died of signal %d (%s) during '%s'%s%s", WTERMSIG(status),
-				 strsignal(WTERMSIG(status)), w.phase, *tail ? ": " : "", tail);
-		else
-			snprintf(msg, sizeof(msg), "the worker exited with status %d during '%s'%s%s", WEXITSTATUS(status),
-				 w.phase, *tail ? ": " : "", tail);
-		report_end(&w, V_RUNTIME_ERROR, msg);
+	st = converse(wp, &w, ev, &proxy, keep != NULL, cancel, cancel_ctx, &errtail, &ended);
+	if (!keep || ended || st) {
+		status = proc_end(wp, ended || st);
+		if (keep)
+			keep->alive = 0;
+		if (w.hold)
+			report_sanitizer(&w, wp->workdir, req);
+		proc_remove_dir(wp);
 	}
-	sbuf_release(&line);
+	if (!st && !w.done)
+		report_death(&w, status, &errtail);
 	sbuf_release(&errtail);
 	return st;
 }
@@ -616,7 +753,32 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
 			   worker_cancel_fn cancel, void *cancel_ctx)
 {
-	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx);
+	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx, NULL);
+}
+
+struct worker_keep *worker_keep_new(void)
+{
+	struct worker_keep *k = xcalloc(1, sizeof(*k));
+
+	k->p.in_fd = k->p.out_fd = k->p.err_fd = -1;
+	return k;
+}
+
+void worker_keep_free(struct worker_keep *k)
+{
+	if (!k)
+		return;
+	if (k->alive) {
+		proc_end(&k->p, 1);     /* idle between runs: nothing of a run is lost */
+		proc_remove_dir(&k->p);
+	}
+	free(k);
+}
+
+enum kbx_status worker_run_kept(struct worker_keep *k, const char *exe, const struct worker_request *req,
+				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx)
+{
+	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx, k);
 }
 
 /* ------------------------------------------------------------ calibration ---- */
@@ -673,7 +835,7 @@ enum kbx_status worker_calibrate(const char *exe, int device, const struct run_e
 	worker_request_default(&req);
 	req.calibrate = 1;
 	req.device = device;
-	st = run_worker(exe, &req, &ev, cw_calibration, &c, NULL, NULL);
+	st = run_worker(exe, &req, &ev, cw_calibration, &c, NULL, NULL, NULL);
 	if (st)
 		return st;
 	if (c.got && c.verdict == V_PASS)

@@ -72,6 +72,16 @@ typedef int (*worker_cancel_fn)(void *ctx);
 enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
 			   worker_cancel_fn cancel, void *cancel_ctx);
 
+/* A worker kept between runs: a Python worker imports torch and Triton once and serves every
+ * item of an evaluation on its GPU. worker_run_kept runs like worker_run in the kept worker,
+ * starting one when there is none (or the last one ended: a timeout, a crash, a lost CUDA
+ * context); a CUDA request still gets a fresh `kbx worker`. Not thread-safe: one per thread. */
+struct worker_keep;
+struct worker_keep *worker_keep_new(void);
+void worker_keep_free(struct worker_keep *k);
+enum kbx_status worker_run_kept(struct worker_keep *k, const char *exe, const struct worker_request *req,
+				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx);
+
 /* Calibrate device `device` in a fresh worker (calibrate.h). KBX_OK with *out filled; otherwise
  * the error says why: KBX_ENODEVICE / KBX_ENOGPUBUILD without a GPU, KBX_ETIMEOUT when a phase
  * ran past its limit, KBX_EWORKER when the worker failed or died. progress (may be NULL) gets

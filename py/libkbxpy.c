@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/gpu.h"
 #include "../core/guardalloc.h"
@@ -29,6 +30,8 @@ struct pyhost {
 	char answer[ANSWER_BYTES];
 	char *last_log;
 };
+
+static struct galloc *torch_heap(void);
 
 /* The answer in h->answer as JSON, or NULL (with a note in *why) when it is not JSON. */
 static json_t *answer_json(struct pyhost *h, char *why, size_t whylen)
@@ -205,6 +208,8 @@ static enum host_outcome py_call(void *ctx, int handle, int checked, char *why, 
 	free(h->last_log);
 	h->last_log = NULL;
 	h->answer[0] = '\0';
+	/* Poisoning is a memset per allocation: part of checking a call, never of timing one. */
+	galloc_poison(torch_heap(), checked);
 	rc = h->cb->call(handle, checked ? KBX_PY_CHECKED : KBX_PY_TIMED, h->answer, ANSWER_BYTES);
 	if (!rc && !checked)
 		return HOST_OK;   /* a timed call: nothing to read */
@@ -234,7 +239,8 @@ KBX_EXPORT int kbx_py_main(const struct kbx_py_callbacks *cb)
 	struct host_candidate host = { &h, py_load, py_bind, py_unbind, py_call, py_last_log };
 	struct serve_env env;
 	const char *tasks = getenv("KBX_TASKS");
-	int rc;
+	FILE *events;
+	int rc, ev_fd;
 
 	if (!cb || cb->abi != KBX_PY_ABI) {
 		fprintf(stderr, "libkbxpy: callbacks of ABI %d, expected %d\n", cb ? cb->abi : -1, KBX_PY_ABI);
@@ -242,7 +248,17 @@ KBX_EXPORT int kbx_py_main(const struct kbx_py_callbacks *cb)
 	}
 	h.cb = cb;
 	db_serve_env(&env, tasks && *tasks ? tasks : KBX_SRCDIR "/tasks", &host);
-	rc = worker_serve(stdin, stdout, &env);
+	/* The events get a descriptor of their own; whatever else writes to descriptor 1 (a
+	 * library, the candidate's C extensions) goes to stderr instead of into the protocol. */
+	fflush(stdout);
+	ev_fd = dup(1);
+	events = ev_fd >= 0 ? fdopen(ev_fd, "w") : NULL;
+	if (!events || dup2(2, 1) < 0) {
+		fprintf(stderr, "libkbxpy: cannot set up the event stream\n");
+		return 2;
+	}
+	rc = worker_serve(stdin, events, &env);
+	fclose(events);
 	free(h.last_log);
 	h.last_log = NULL;
 	return rc;
