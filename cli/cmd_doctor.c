@@ -4,28 +4,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "../core/calibrate.h"
 #include "../core/golden.h"
 #include "../core/gpu.h"
 #include "../core/nvrtc.h"
+#include "../core/pyworker.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
 #include "cli.h"
 
 static const char doctor_usage[] =
-	"usage: kbx doctor [--calibrate] [--device N]\n"
+	"usage: kbx doctor [--calibrate] [--device N] [--python PATH]\n"
 	"\n"
 	"Check the driver, GPU, NVRTC, the history database, the catalogue and the golden table,\n"
-	"and show the GPU's stored calibration.\n"
+	"show the GPU's stored calibration, and the Python side that runs Python/Triton candidates\n"
+	"(interpreter, PyTorch, Triton, the GPU torch sees, the worker).\n"
 	"\n"
 	"options:\n"
 	"  --calibrate   measure the GPU's copy bandwidth, f32 FMA and f16 tensor-core throughput\n"
 	"                (in a worker, some seconds) and store them in the history; `kbx run` then\n"
 	"                shows each perf row's GB/s and TFLOP/s also as a percentage of them\n"
-	"  --device N    the CUDA device to check or calibrate (default 0)\n";
+	"  --device N    the CUDA device to check or calibrate (default 0)\n"
+	"  --python PATH the interpreter to check (default $KBX_PYTHON, else the configured one)\n";
 
 static void line(const char *what, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -140,19 +144,87 @@ static void show_calibration(struct db *db, const struct gpu_info *info, int dev
 		line("calib", 1, "%s; measured %s", what, at);
 }
 
+/* The Python side (Python/Triton candidates): interpreter, torch, Triton, the GPU torch sees,
+ * and the worker's program and library. Only a missing worker part is a problem: PyTorch and
+ * Triton are needed for Python candidates alone. */
+static const char py_probe[] =
+	"import sys\n"
+	"print('python', sys.executable, sys.version.split()[0])\n"
+	"try:\n"
+	"    import torch\n"
+	"    ok = torch.cuda.is_available()\n"
+	"    print('torch', torch.__version__, 'cuda', torch.version.cuda, 'gpu', torch.cuda.get_device_name(0) if ok else '-')\n"
+	"except Exception as e:\n"
+	"    print('no-torch', type(e).__name__, str(e).splitlines()[0] if str(e) else '')\n"
+	"try:\n"
+	"    import triton\n"
+	"    print('triton', triton.__version__)\n"
+	"except Exception as e:\n"
+	"    print('no-triton', type(e).__name__, str(e).splitlines()[0] if str(e) else '')\n";
+
+static int python_side(const struct cli *c, const char *python)
+{
+	struct pyworker_paths p;
+	char exe[4096], cmd[8192], buf[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+	int problems = 0, seen = 0;
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (pyworker_paths(python, c->tasks_root, exe, &p) != KBX_OK) {
+		int no_python = strstr(kbx_last_error(), "interpreter") != NULL;
+
+		line("python", 0, "%s", kbx_last_error());
+		return no_python ? 0 : 1;
+	}
+	if (strchr(p.python, '\'')) {
+		line("python", 0, "'%s': a path with a quote is not probed", p.python);
+		return 0;
+	}
+	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' -c \"$KBX_PY_PROBE\" 2>&1", p.python);
+	setenv("KBX_PY_PROBE", py_probe, 1);
+	f = popen(cmd, "r");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		char *nl = strchr(buf, '\n');
+
+		if (nl)
+			*nl = '\0';
+		seen = 1;
+		if (!strncmp(buf, "python ", 7))
+			line("python", 1, "%s", buf + 7);
+		else if (!strncmp(buf, "torch ", 6))
+			line("torch", 1, "%s", buf + 6);
+		else if (!strncmp(buf, "no-torch ", 9))
+			line("torch", 0, "not importable (%s): Python candidates cannot run", buf + 9);
+		else if (!strncmp(buf, "triton ", 7))
+			line("triton", 1, "%s", buf + 7);
+		else if (!strncmp(buf, "no-triton ", 10))
+			line("triton", 0, "not importable (%s): Python candidates cannot run", buf + 10);
+	}
+	if (f)
+		pclose(f);
+	unsetenv("KBX_PY_PROBE");
+	if (!seen)
+		line("python", 0, "'%s' did not answer", p.python);
+	line("pyworker", 1, "%s with %s", p.program, p.library);
+	return problems;
+}
+
 int cmd_doctor(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "calibrate", no_argument, NULL, 'c' }, { "device", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "python", required_argument, NULL, 'Y' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct gpu_info info;
+	const char *python = NULL;
 	int count = 0, problems = 0, opt, device = 0, do_calibrate = 0;
 	struct db *db;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': do_calibrate = 1; break;
+		case 'Y': python = optarg; break;
 		case 'D':
 			if (calibrate_parse_device(optarg, &device) != KBX_OK)
 				return cli_fail(2, "--device: %s", kbx_last_error());
@@ -234,5 +306,6 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		line("golden", n > 0, "tables: %s (no GPU to match)", sb.len ? sb.buf : "none");
 		sbuf_release(&sb);
 	}
+	problems += python_side(c, python);
 	return problems ? 1 : 0;
 }

@@ -62,6 +62,9 @@ void worker_request_default(struct worker_request *r);
 char *worker_request_to_json(const struct worker_request *r);
 enum kbx_status worker_request_from_json(const char *text, struct worker_request *r);
 void worker_request_free(struct worker_request *r);
+/* A deep copy: every string of src duplicated (worker_request_free releases it). A new field
+ * of the struct is copied here, next to it, not by its users. */
+void worker_request_copy(struct worker_request *dst, const struct worker_request *src);
 
 /* Return nonzero to cancel a run in progress (polled about every 100 ms). */
 typedef int (*worker_cancel_fn)(void *ctx);

@@ -302,16 +302,6 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void free_req(struct worker_request *q)
-{
-	free(q->task_id);
-	free(q->source);
-	free(q->source_name);
-	free(q->db_path);
-	free(q->tasks_root);
-	free(q->calib_db);
-}
-
 struct runner *runner_start(const char *exe, const struct worker_request *req)
 {
 	struct runner *r = xcalloc(1, sizeof(*r));
@@ -336,13 +326,7 @@ struct runner *runner_start(const char *exe, const struct worker_request *req)
 		return NULL;
 	}
 	atomic_init(&r->cancel, 0);
-	r->req = *req;
-	r->req.task_id = dup_or_null(req->task_id);
-	r->req.source = dup_or_null(req->source);
-	r->req.source_name = dup_or_null(req->source_name);
-	r->req.db_path = dup_or_null(req->db_path);
-	r->req.tasks_root = dup_or_null(req->tasks_root);
-	r->req.calib_db = dup_or_null(req->calib_db);
+	worker_request_copy(&r->req, req);
 	r->exe = dup_or_null(exe);
 	/* Terminal signals belong to the event loop: the worker thread never takes them, so that
 	 * the loop's poll() is the one interrupted. */
@@ -360,7 +344,7 @@ struct runner *runner_start(const char *exe, const struct worker_request *req)
 		kbx_error(KBX_EWORKER, "cannot start the run's thread: %s", strerror(rc));
 		fclose(r->wf);
 		close(r->rfd);
-		free_req(&r->req);
+		worker_request_free(&r->req);
 		free(r->exe);
 		free(r);
 		return NULL;
@@ -462,7 +446,7 @@ void runner_free(struct runner *r)
 	}
 	if (r->rfd >= 0)
 		close(r->rfd);
-	free_req(&r->req);
+	worker_request_free(&r->req);
 	free(r->exe);
 	sbuf_release(&r->buf);
 	free(r);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/golden.h"
+#include "../core/lang.h"
 #include "../core/nvrtc.h"
 #include "../core/util.h"
 #include "../core/worker.h"
@@ -785,7 +786,8 @@ int session_run(struct tui *t, int reference)
 		}
 		src = xstrdup(c->source);
 		path = c->path;
-		name = c->path ? c->path : "candidate.cu";
+		/* pasted or edited text has no name: its content says which language it is */
+		name = c->path ? c->path : lang_of_text(src) == LANG_PYTHON ? "candidate.py" : "candidate.cu";
 	}
 	if (t->run) {
 		if (t->view == t->run)
@@ -806,6 +808,7 @@ int session_run(struct tui *t, int reference)
 	req.task_id = task->id;
 	req.source = src;
 	req.source_name = (char *)name;
+	req.python = lang_detect(name, src) == LANG_PYTHON;
 	req.tasks_root = (char *)t->tasks_root;
 	req.db_path = t->db ? (char *)t->db_path : NULL;
 	/* the worker reads the GPU's calibration from the history: GB/s and TFLOP/s as fractions */

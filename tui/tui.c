@@ -28,6 +28,7 @@
 
 #include "../core/golden.h"
 #include "../core/gpu.h"
+#include "../core/lang.h"
 #include "../core/util.h"
 #include "draw.h"
 #include "syntax.h"
@@ -350,6 +351,9 @@ static void run_editor(struct tui *t)
 	} else {
 		const char *src = c->source ? c->source : "";
 
+		/* the editor colours by the name: a Python candidate gets .py */
+		if (lang_of_text(src) == LANG_PYTHON)
+			memcpy(tmp + sizeof(tmp) - 4, ".py", 3);
 		fd = mkstemps(tmp, 3);
 		if (fd < 0 || write(fd, src, strlen(src)) != (ssize_t)strlen(src)) {
 			tui_message(t, ROLE_ERRMSG, "cannot write a temporary file for the editor: %s", strerror(errno));
