@@ -121,6 +121,13 @@ static void tp_case(void *ctx, const struct case_result *c)
 			m->nan_mismatches, m->inf_mismatches);
 		fprintf(p->out, "          max abs %.3g  max rel %.3g  max ulp %.3g  cosine %.6f  l1_rel %.3g  rmse %.3g\n",
 			m->max_abs, m->max_rel, m->max_ulp, m->cosine, m->l1_relative, m->rmse);
+		{
+			char note[256];
+
+			compare_nonfinite_note(m, note, sizeof(note));
+			if (note[0])
+				fprintf(p->out, "          %s%s%s\n", paint(p, C_RED), note, paint(p, C_OFF));
+		}
 		for (j = 0; j < m->nworst && j < 8; j++) {
 			const struct cmp_elem *e = &m->worst[j];
 

@@ -1102,17 +1102,22 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		if (unwritten)
 			sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
 				  b->numel, b->arg->name);
-		else if (t->tol.metric)
-			sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, rmse %.3g)",
-				  msg.len ? "; " : "", b->arg->name, o->cmp.cosine, o->cmp.l1_relative, o->cmp.rmse);
 		else {
-			char at[160] = "";
+			char at[160] = "", note[256];
 
-			if (o->cmp.nworst)
-				describe_elem(at, sizeof(at), &o->cmp.worst[0]);
-			sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s)",
-				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches,
-				  o->cmp.n, o->cmp.max_abs, at);
+			/* the figures cover finite pairs only: a NaN they left out is named with them */
+			compare_nonfinite_note(&o->cmp, note, sizeof(note));
+			if (t->tol.metric)
+				sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, "
+					  "rmse %.3g%s%s)", msg.len ? "; " : "", b->arg->name, o->cmp.cosine,
+					  o->cmp.l1_relative, o->cmp.rmse, note[0] ? "; " : "", note);
+			else {
+				if (o->cmp.nworst)
+					describe_elem(at, sizeof(at), &o->cmp.worst[0]);
+				sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s%s%s)",
+					  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches, o->cmp.n,
+					  o->cmp.max_abs, at, note[0] ? "; " : "", note);
+			}
 		}
 	}
 	if (property) {

@@ -123,6 +123,10 @@ static void fill_cmp(json_t *o, const struct cmp_result *c)
 	put(o, "mismatches", json_integer((json_int_t)c->mismatches));
 	put(o, "nan_mismatches", json_integer((json_int_t)c->nan_mismatches));
 	put(o, "inf_mismatches", json_integer((json_int_t)c->inf_mismatches));
+	/* which way round: max_abs and the metrics below cover the `finite` pairs only */
+	put(o, "cand_nonfinite", json_integer((json_int_t)c->cand_nonfinite));
+	put(o, "ref_nonfinite", json_integer((json_int_t)c->ref_nonfinite));
+	put(o, "finite", json_integer((json_int_t)c->finite));
 	put(o, "max_abs", jnum(c->max_abs));
 	put(o, "max_rel", jnum(c->max_rel));
 	put(o, "max_ulp", jnum(c->max_ulp));
@@ -538,6 +542,12 @@ static size_t get_size(struct dec *d, const json_t *o, const char *key)
 	return (size_t)get_ll(d, o, key, 0, LLONG_MAX);
 }
 
+/* An optional count: def when absent, else as get_size. */
+static size_t get_opt_size(struct dec *d, const json_t *o, const char *key, size_t def)
+{
+	return json_object_get(o, key) ? get_size(d, o, key) : def;
+}
+
 static int get_bool(struct dec *d, const json_t *o, const char *key)
 {
 	const json_t *v = field(d, o, key);
@@ -617,6 +627,11 @@ static void read_cmp(struct dec *d, const json_t *o, struct cmp_result *c)
 	c->mismatches = get_size(d, o, "mismatches");
 	c->nan_mismatches = get_size(d, o, "nan_mismatches");
 	c->inf_mismatches = get_size(d, o, "inf_mismatches");
+	/* Optional: results written before these counts have none; their pairs read as finite, so
+	 * that no note is made up for them. */
+	c->cand_nonfinite = get_opt_size(d, o, "cand_nonfinite", 0);
+	c->ref_nonfinite = get_opt_size(d, o, "ref_nonfinite", 0);
+	c->finite = get_opt_size(d, o, "finite", c->n);
 	c->max_abs = get_num(d, o, "max_abs");
 	c->max_rel = get_num(d, o, "max_rel");
 	c->max_ulp = get_num(d, o, "max_ulp");
