@@ -1440,6 +1440,18 @@ static enum kbx_status run_case(struct run *r, const struct task_case *tc, int i
 	return st;
 }
 
+/* End the run on a sticky CUDA error (`fault`, naming its case). An earlier failing case keeps
+ * the verdict and leads the message: the fault poisoned the context after it, and a wrong output
+ * found before it is the first thing wrong with the candidate. */
+static void finish_fault(struct run *r, const char *fault)
+{
+	if (r->sum.verdict != V_PASS && r->sum.message && strcmp(r->sum.message, fault))
+		finish(r, r->sum.verdict, "%s; then %s (the CUDA context is lost: no later case ran)", r->sum.message,
+		       fault);
+	else
+		finish(r, V_RUNTIME_ERROR, "%s", fault);
+}
+
 /* Run one case, report it and fold it into the summary. *ended is set when the run finished
  * (a sticky CUDA error). */
 static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, int index, int *ended)
@@ -1451,8 +1463,11 @@ static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, i
 	if (st) {
 		case_result_free(&cr);
 		if (r->sticky || gpu_is_sticky(r->gpu)) {
+			char *fault = xasprintf("case %s: %s", tc->name, kbx_last_error());
+
 			r->sticky = 1;
-			finish(r, V_RUNTIME_ERROR, "case %s: %s", tc->name, kbx_last_error());
+			finish_fault(r, fault);
+			free(fault);
 			*ended = 1;
 			st = KBX_OK;
 		}
@@ -1465,16 +1480,21 @@ static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, i
 		r->sum.warnings |= WARN(W_NONDETERMINISTIC);
 	if (r->ev->case_done)
 		r->ev->case_done(r->ev->ctx, &cr);
+	if (r->sticky) {
+		char *fault = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : "sticky CUDA error");
+
+		finish_fault(r, fault);
+		free(fault);
+		case_result_free(&cr);
+		*ended = 1;
+		return KBX_OK;
+	}
 	if (cr.verdict != V_PASS && r->sum.verdict == V_PASS) {
 		r->sum.verdict = cr.verdict;
 		free(r->sum.message);
 		r->sum.message = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : verdict_name(cr.verdict));
 	}
 	case_result_free(&cr);
-	if (r->sticky) {
-		finish(r, V_RUNTIME_ERROR, "%s", r->sum.message ? r->sum.message : "sticky CUDA error");
-		*ended = 1;
-	}
 	return KBX_OK;
 }
 
