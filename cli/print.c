@@ -204,6 +204,8 @@ static void tp_done(void *ctx, const struct run_summary *s)
 		s->verdict == V_PASS ? paint(p, C_GREEN) : paint(p, C_RED), verdict_name(s->verdict), paint(p, C_OFF));
 	if (s->cases_total)
 		fprintf(p->out, " · %d/%d cases", s->cases_passed, s->cases_total);
+	if (s->perf_unchecked)
+		fprintf(p->out, " · %sperf sizes not checked (--no-perf)%s", paint(p, C_RED), paint(p, C_OFF));
 	if (s->speedup_golden >= 0)
 		fprintf(p->out, " · %.3gx vs golden (%s)", s->speedup_golden, s->golden_table);
 	else if (s->verdict == V_PASS && s->ref_ms_sum > 0)

@@ -293,6 +293,7 @@ static void fill_summary(json_t *o, const struct run_summary *s)
 	put(o, "message", jstr(s->message));
 	put(o, "cases_total", json_integer(s->cases_total));
 	put(o, "cases_passed", json_integer(s->cases_passed));
+	put(o, "perf_unchecked", json_boolean(s->perf_unchecked));
 	put(o, "speedup_golden", jnum(s->speedup_golden));
 	put(o, "speedup_ref", jnum(s->speedup_ref));
 	put(o, "cand_ms_sum", jnum(s->cand_ms_sum));
@@ -868,6 +869,8 @@ static void read_summary(struct dec *d, const json_t *o, struct run_summary *s)
 	s->message = get_strdup(d, o, "message");
 	s->cases_total = get_int(d, o, "cases_total");
 	s->cases_passed = get_int(d, o, "cases_passed");
+	/* optional: summaries from before it read as checked */
+	s->perf_unchecked = json_object_get(o, "perf_unchecked") ? get_bool(d, o, "perf_unchecked") : 0;
 	s->speedup_golden = get_num(d, o, "speedup_golden");
 	s->speedup_ref = get_num(d, o, "speedup_ref");
 	s->cand_ms_sum = get_num(d, o, "cand_ms_sum");

@@ -557,6 +557,10 @@ static void summary_lines(struct doc *d, const struct run_record *r, int width)
 			 s->cases_total);
 	else
 		doc_add(d, ROLE_DIM, "none ran");
+	if (s->perf_unchecked) {
+		doc_add(d, ROLE_DIM, glyphs()->mid);
+		doc_add(d, ROLE_FAIL, "perf sizes not checked (--no-perf)");
+	}
 	doc_add(d, ROLE_DIM, glyphs()->mid);
 	doc_add(d, ROLE_LABEL, "vs golden ");
 	fmt_speedup(s->speedup_golden, buf, sizeof(buf));

@@ -129,6 +129,7 @@ static void make_summary(struct run_summary *s)
 	s->message = xstrdup("every case matched");
 	s->cases_total = 5;
 	s->cases_passed = 5;
+	s->perf_unchecked = 1;
 	s->speedup_golden = -1;
 	s->speedup_ref = 1.42;
 	s->cand_ms_sum = 3.25;
@@ -274,6 +275,7 @@ static void summary_eq(const struct run_summary *a, const struct run_summary *b)
 	str_eq(a->message, b->message);
 	assert_int_equal(a->cases_total, b->cases_total);
 	assert_int_equal(a->cases_passed, b->cases_passed);
+	assert_int_equal(a->perf_unchecked, b->perf_unchecked);
 	EQN(a->speedup_golden, b->speedup_golden);
 	EQN(a->speedup_ref, b->speedup_ref);
 	EQN(a->cand_ms_sum, b->cand_ms_sum);
@@ -602,6 +604,14 @@ static void test_split_versions(void **state)
 	t = json_dumps(o, JSON_COMPACT);
 	assert_int_equal(run_summary_from_json(t, &d), KBX_OK);
 	assert_true(d.split.compile_s == 0 && d.split.verify_s == 0);
+	run_summary_free(&d);
+	free(t);
+
+	/* a summary from before perf_unchecked reads as checked */
+	json_object_del(o, "perf_unchecked");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_OK);
+	assert_int_equal(d.perf_unchecked, 0);
 	run_summary_free(&d);
 	free(t);
 	json_decref(o);
