@@ -121,6 +121,13 @@ static void tp_case(void *ctx, const struct case_result *c)
 			m->nan_mismatches, m->inf_mismatches);
 		fprintf(p->out, "          max abs %.3g  max rel %.3g  max ulp %.3g  cosine %.6f  l1_rel %.3g  rmse %.3g\n",
 			m->max_abs, m->max_rel, m->max_ulp, m->cosine, m->l1_relative, m->rmse);
+		{
+			char note[256];
+
+			compare_nonfinite_note(m, note, sizeof(note));
+			if (note[0])
+				fprintf(p->out, "          %s%s%s\n", paint(p, C_RED), note, paint(p, C_OFF));
+		}
 		for (j = 0; j < m->nworst && j < 8; j++) {
 			const struct cmp_elem *e = &m->worst[j];
 
@@ -197,6 +204,8 @@ static void tp_done(void *ctx, const struct run_summary *s)
 		s->verdict == V_PASS ? paint(p, C_GREEN) : paint(p, C_RED), verdict_name(s->verdict), paint(p, C_OFF));
 	if (s->cases_total)
 		fprintf(p->out, " · %d/%d cases", s->cases_passed, s->cases_total);
+	if (s->perf_unchecked)
+		fprintf(p->out, " · %sperf sizes not checked (--no-perf)%s", paint(p, C_RED), paint(p, C_OFF));
 	if (s->speedup_golden >= 0)
 		fprintf(p->out, " · %.3gx vs golden (%s)", s->speedup_golden, s->golden_table);
 	else if (s->verdict == V_PASS && s->ref_ms_sum > 0)

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct cmp_state {
 	double rtol, atol;
 	enum dtype ulp_dt;
 	size_t mm, nan_mm, inf_mm;
+	size_t cand_nf, ref_nf;  /* one side non-finite, the other finite */
 	unsigned long long hist[CMP_HIST];
 	double max_abs, max_rel, max_ulp;
 	/* Sums over finite pairs, accumulated in blocks so that 100M small terms do not drown in
@@ -114,6 +116,10 @@ static double nonfinite_pair(struct cmp_state *s, double c, double r, size_t idx
 		s->inf_mm++;
 		abs_err = INFINITY;
 	}
+	if (isfinite(r))
+		s->cand_nf++;
+	else if (isfinite(c))
+		s->ref_nf++;
 	s->mm++;
 	s->hist[CMP_HIST - 1]++;
 	worst_insert(s, 2, idx, comp, c, r, abs_err, abs_err, dtype_ulp_distance(s->ulp_dt, c, r), INFINITY);
@@ -398,6 +404,8 @@ static void merge_state(struct cmp_state *a, const struct cmp_state *b)
 	a->mm += b->mm;
 	a->nan_mm += b->nan_mm;
 	a->inf_mm += b->inf_mm;
+	a->cand_nf += b->cand_nf;
+	a->ref_nf += b->ref_nf;
 	for (i = 0; i < CMP_HIST; i++)
 		a->hist[i] += b->hist[i];
 	if (b->max_abs > a->max_abs)
@@ -540,6 +548,9 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 	memcpy(out->hist, s.hist, sizeof(out->hist));
 	out->nan_mismatches = s.nan_mm;
 	out->inf_mismatches = s.inf_mm;
+	out->cand_nonfinite = s.cand_nf;
+	out->ref_nonfinite = s.ref_nf;
+	out->finite = s.nfinite;
 	out->max_abs = s.max_abs;
 	out->max_rel = s.max_rel;
 	out->max_ulp = s.max_ulp;
@@ -578,6 +589,25 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 		el->ulp = ws->ulp;
 		el->score = ws->score;
 	}
+}
+
+void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size)
+{
+	int len = 0;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (r->cand_nonfinite)
+		len += snprintf(buf + len, size - (size_t)len, "%zu NaN/inf in the candidate where the reference is finite",
+				r->cand_nonfinite);
+	if (r->ref_nonfinite && (size_t)len < size)
+		len += snprintf(buf + len, size - (size_t)len, "%s%zu finite in the candidate where the reference is NaN/inf",
+				len ? ", " : "", r->ref_nonfinite);
+	/* other non-finite pairs (NaN against inf, -inf against inf) leave the figures short too */
+	if (r->finite < r->n && (r->nan_mismatches || r->inf_mismatches) && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, "%smax abs and metrics over %zu of %zu finite pairs", len ? "; " : "",
+			 r->finite, r->n);
 }
 
 int compare_bitwise(const void *a, const void *b, size_t bytes)

@@ -17,7 +17,9 @@
  *   more than CMP_MAX_DIMS dims has its leading dims folded into coord[0].
  * - A NaN mismatch has abs_err = rel_err = NaN, an infinity mismatch inf; both score inf.
  *   Integer mismatches score inf too (the tolerance is 0) and rank among themselves by abs_err.
- * - max_abs, max_rel, max_ulp and the metrics cover the pairs where both are finite. rel_err is
+ * - max_abs, max_rel, max_ulp and the metrics cover the pairs where both are finite (`finite`
+ *   of them): a candidate that writes NaN where the reference is finite can show max abs 0 and
+ *   cosine 1 over the rest, so whoever shows these figures shows compare_nonfinite_note too. rel_err is
  *   inf where the reference is 0 and the error is not. cosine of two zero vectors is 1, of one
  *   zero vector 0; l1_relative is inf when sum|r| = 0 < sum|c - r|.
  * - Integer and bool outputs are compared as raw values: a bool byte the kernel never wrote
@@ -56,6 +58,9 @@ struct cmp_result {
 	size_t mismatches;      /* elements outside tolerance (elementwise rule), NaN/Inf mismatches included */
 	size_t nan_mismatches;  /* NaN in one and not the other */
 	size_t inf_mismatches;  /* infinities that differ */
+	size_t cand_nonfinite;  /* candidate NaN or inf where the reference is finite */
+	size_t ref_nonfinite;   /* reference NaN or inf where the candidate is finite */
+	size_t finite;          /* pairs where both are finite: what max_abs..rmse cover */
 	double max_abs, max_rel, max_ulp;
 	double cosine, l1_relative, rmse;
 	double rtol, atol;      /* what was applied */
@@ -78,6 +83,12 @@ void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol,
  * One pass, no allocation. */
 void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
 		     const struct tolerance *tol, struct cmp_result *out);
+
+/* One line on what the summary figures leave out, "" when nothing: how many candidate NaN/inf
+ * where the reference is finite, how many the reverse, and over how many finite pairs max abs,
+ * cosine, l1_relative and rmse were computed ("3 NaN/inf in the candidate where the reference is
+ * finite; max abs and metrics over 1021 of 1024 finite pairs"). Always NUL-terminated. */
+void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size);
 
 /* 1 when a and b hold the same bytes (bitwise re-run check). */
 int compare_bitwise(const void *a, const void *b, size_t bytes);

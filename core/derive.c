@@ -19,6 +19,10 @@ static const long long boundary_sizes[] = {
 };
 static const char *const auto_scales[] = { "3", "0.01", "-1" };
 
+/* Every free size reaches at least this far (where the bytes allow): one past 4,096, the
+ * largest block or tile a kernel might assume (1,024 threads of 4 elements each). */
+#define DERIVE_MIN_CAP 4097LL
+
 /* Derived problems above this many bytes (every buffer) are left out: a boundary case is about
  * the edges, not about size. */
 #define DERIVE_MAX_BYTES ((size_t)512 << 20)
@@ -123,6 +127,29 @@ static int scalable_input(const struct task *t, const struct task_case *c, const
 	       is_unbounded_gen(case_gen(t, c, a->name));
 }
 
+/* The largest value a size takes in the task's cases, whatever way a case writes it (`4096`,
+ * `512 * 512`, `pow2(22) + 3`, `n * s`): the case's bindings are evaluated as a run would. */
+static long long case_max(const struct task *t, const char *size)
+{
+	long long most = 1;
+	int i;
+
+	for (i = 0; i < t->ncases; i++) {
+		struct problem pb;
+		const struct expr_value *v;
+
+		if (problem_from_case(t, i, &pb)) {
+			kbx_clear_error();
+			continue;
+		}
+		v = expr_env_get(&pb.env, size);
+		if (v && !v->is_float && v->i > most)
+			most = v->i;
+		problem_free(&pb);
+	}
+	return most;
+}
+
 static enum kbx_status plan_build(const struct task *t, struct plan *p)
 {
 	char *found[32];
@@ -187,12 +214,9 @@ static enum kbx_status plan_build(const struct task *t, struct plan *p)
 	}
 	p->cap = xcalloc((size_t)p->nsizes + 1, sizeof(*p->cap));
 	for (j = 0; j < p->nsizes; j++) {
-		long long most = 1, v;
+		long long most = case_max(t, p->sizes[j]);
 
-		for (i = 0; i < t->ncases; i++)
-			if (int_literal(binding_get(t->cases[i].b, t->cases[i].nb, p->sizes[j]), &v) && v > most)
-				most = v;
-		p->cap[j] = most > (LLONG_MAX / 8) ? most : (4 * most > 129 ? 4 * most : 129);
+		p->cap[j] = most > (LLONG_MAX / 8) ? most : (4 * most > DERIVE_MIN_CAP ? 4 * most : DERIVE_MIN_CAP);
 		if (t->derive_limit > 0 && p->cap[j] > t->derive_limit)
 			p->cap[j] = t->derive_limit;
 	}

@@ -12,9 +12,12 @@
  *            domain and are left alone. `[derive] values = off: REASON` turns this off.
  *   sizes    each free size variable takes boundary values in turn: 1, primes, non-multiples of
  *            32 and 128, one past powers of two, up to max(4 x the largest value in the task's
- *            cases, 129). Free are the names listed in `[derive] sizes = n, m` or, without that
- *            key, the one name the buffer shapes use when they use exactly one (a 1-D task);
- *            `sizes = none` turns this off. Only the task knows which sizes may vary alone.
+ *            cases, 4097), so that every free size passes 1,024 and 4,096 (a block of 1,024
+ *            threads, a tile of 4,096 elements) unless `[derive] limit = N` stops it. A case's
+ *            value is its binding evaluated (`512 * 512`, `pow2(22) + 3`, `n * s` count as
+ *            what they come to). Free are the names listed in `[derive] sizes = n, m` or,
+ *            without that key, the one name the buffer shapes use when they use exactly one (a
+ *            1-D task); `sizes = none` turns this off. Only the task knows which sizes may vary alone.
  *
  * Both start from one base case: the first case that binds every free size to an integer and
  * draws the most scalable inputs. Tasks with the distribution verifier get no derived cases.

@@ -1221,17 +1221,22 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		if (unwritten)
 			sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
 				  b->numel, b->arg->name);
-		else if (t->tol.metric)
-			sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, rmse %.3g)",
-				  msg.len ? "; " : "", b->arg->name, o->cmp.cosine, o->cmp.l1_relative, o->cmp.rmse);
 		else {
-			char at[160] = "";
+			char at[160] = "", note[256];
 
-			if (o->cmp.nworst)
-				describe_elem(at, sizeof(at), &o->cmp.worst[0]);
-			sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s)",
-				  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches,
-				  o->cmp.n, o->cmp.max_abs, at);
+			/* the figures cover finite pairs only: a NaN they left out is named with them */
+			compare_nonfinite_note(&o->cmp, note, sizeof(note));
+			if (t->tol.metric)
+				sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, "
+					  "rmse %.3g%s%s)", msg.len ? "; " : "", b->arg->name, o->cmp.cosine,
+					  o->cmp.l1_relative, o->cmp.rmse, note[0] ? "; " : "", note);
+			else {
+				if (o->cmp.nworst)
+					describe_elem(at, sizeof(at), &o->cmp.worst[0]);
+				sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s%s%s)",
+					  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches, o->cmp.n,
+					  o->cmp.max_abs, at, note[0] ? "; " : "", note);
+			}
 		}
 	}
 	if (property) {
@@ -1554,6 +1559,18 @@ static enum kbx_status run_case(struct run *r, const struct task_case *tc, int i
 	return st;
 }
 
+/* End the run on a sticky CUDA error (`fault`, naming its case). An earlier failing case keeps
+ * the verdict and leads the message: the fault poisoned the context after it, and a wrong output
+ * found before it is the first thing wrong with the candidate. */
+static void finish_fault(struct run *r, const char *fault)
+{
+	if (r->sum.verdict != V_PASS && r->sum.message && strcmp(r->sum.message, fault))
+		finish(r, r->sum.verdict, "%s; then %s (the CUDA context is lost: no later case ran)", r->sum.message,
+		       fault);
+	else
+		finish(r, V_RUNTIME_ERROR, "%s", fault);
+}
+
 /* Run one case, report it and fold it into the summary. *ended is set when the run finished
  * (a sticky CUDA error). */
 static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, int index, int *ended)
@@ -1565,8 +1582,11 @@ static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, i
 	if (st) {
 		case_result_free(&cr);
 		if (r->sticky || gpu_is_sticky(r->gpu)) {
+			char *fault = xasprintf("case %s: %s", tc->name, kbx_last_error());
+
 			r->sticky = 1;
-			finish(r, V_RUNTIME_ERROR, "case %s: %s", tc->name, kbx_last_error());
+			finish_fault(r, fault);
+			free(fault);
 			*ended = 1;
 			st = KBX_OK;
 		}
@@ -1579,16 +1599,21 @@ static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, i
 		r->sum.warnings |= WARN(W_NONDETERMINISTIC);
 	if (r->ev->case_done)
 		r->ev->case_done(r->ev->ctx, &cr);
+	if (r->sticky) {
+		char *fault = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : "sticky CUDA error");
+
+		finish_fault(r, fault);
+		free(fault);
+		case_result_free(&cr);
+		*ended = 1;
+		return KBX_OK;
+	}
 	if (cr.verdict != V_PASS && r->sum.verdict == V_PASS) {
 		r->sum.verdict = cr.verdict;
 		free(r->sum.message);
 		r->sum.message = xasprintf("case %s: %s", cr.name, cr.message ? cr.message : verdict_name(cr.verdict));
 	}
 	case_result_free(&cr);
-	if (r->sticky) {
-		finish(r, V_RUNTIME_ERROR, "%s", r->sum.message ? r->sum.message : "sticky CUDA error");
-		*ended = 1;
-	}
 	return KBX_OK;
 }
 
@@ -2250,9 +2275,11 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows || r->missing_evidence) {
 		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;
 
+		/* A bug that shows only at perf sizes passes without them: the verdict says so. */
+		r->sum.perf_unchecked = r->sum.verdict == V_PASS && r->o->no_perf && t->perf.nrows && !r->o->only_case;
 		if (r->sum.verdict == V_PASS)
 			finish(r, V_PASS, "%d of %d cases passed%s", r->sum.cases_passed, r->sum.cases_total,
-			       r->o->no_perf ? " (perf not run)" : "");
+			       r->sum.perf_unchecked ? "; correctness at perf sizes not checked (--no-perf)" : "");
 		else
 			finish(r, r->sum.verdict, "%s", m);
 		free(m);

@@ -123,6 +123,10 @@ static void fill_cmp(json_t *o, const struct cmp_result *c)
 	put(o, "mismatches", json_integer((json_int_t)c->mismatches));
 	put(o, "nan_mismatches", json_integer((json_int_t)c->nan_mismatches));
 	put(o, "inf_mismatches", json_integer((json_int_t)c->inf_mismatches));
+	/* which way round: max_abs and the metrics below cover the `finite` pairs only */
+	put(o, "cand_nonfinite", json_integer((json_int_t)c->cand_nonfinite));
+	put(o, "ref_nonfinite", json_integer((json_int_t)c->ref_nonfinite));
+	put(o, "finite", json_integer((json_int_t)c->finite));
 	put(o, "max_abs", jnum(c->max_abs));
 	put(o, "max_rel", jnum(c->max_rel));
 	put(o, "max_ulp", jnum(c->max_ulp));
@@ -289,6 +293,7 @@ static void fill_summary(json_t *o, const struct run_summary *s)
 	put(o, "message", jstr(s->message));
 	put(o, "cases_total", json_integer(s->cases_total));
 	put(o, "cases_passed", json_integer(s->cases_passed));
+	put(o, "perf_unchecked", json_boolean(s->perf_unchecked));
 	put(o, "speedup_golden", jnum(s->speedup_golden));
 	put(o, "speedup_ref", jnum(s->speedup_ref));
 	put(o, "cand_ms_sum", jnum(s->cand_ms_sum));
@@ -538,6 +543,12 @@ static size_t get_size(struct dec *d, const json_t *o, const char *key)
 	return (size_t)get_ll(d, o, key, 0, LLONG_MAX);
 }
 
+/* An optional count: def when absent, else as get_size. */
+static size_t get_opt_size(struct dec *d, const json_t *o, const char *key, size_t def)
+{
+	return json_object_get(o, key) ? get_size(d, o, key) : def;
+}
+
 static int get_bool(struct dec *d, const json_t *o, const char *key)
 {
 	const json_t *v = field(d, o, key);
@@ -617,6 +628,11 @@ static void read_cmp(struct dec *d, const json_t *o, struct cmp_result *c)
 	c->mismatches = get_size(d, o, "mismatches");
 	c->nan_mismatches = get_size(d, o, "nan_mismatches");
 	c->inf_mismatches = get_size(d, o, "inf_mismatches");
+	/* Optional: results written before these counts have none; their pairs read as finite, so
+	 * that no note is made up for them. */
+	c->cand_nonfinite = get_opt_size(d, o, "cand_nonfinite", 0);
+	c->ref_nonfinite = get_opt_size(d, o, "ref_nonfinite", 0);
+	c->finite = get_opt_size(d, o, "finite", c->n);
 	c->max_abs = get_num(d, o, "max_abs");
 	c->max_rel = get_num(d, o, "max_rel");
 	c->max_ulp = get_num(d, o, "max_ulp");
@@ -853,6 +869,8 @@ static void read_summary(struct dec *d, const json_t *o, struct run_summary *s)
 	s->message = get_strdup(d, o, "message");
 	s->cases_total = get_int(d, o, "cases_total");
 	s->cases_passed = get_int(d, o, "cases_passed");
+	/* optional: summaries from before it read as checked */
+	s->perf_unchecked = json_object_get(o, "perf_unchecked") ? get_bool(d, o, "perf_unchecked") : 0;
 	s->speedup_golden = get_num(d, o, "speedup_golden");
 	s->speedup_ref = get_num(d, o, "speedup_ref");
 	s->cand_ms_sum = get_num(d, o, "cand_ms_sum");

@@ -137,6 +137,8 @@ struct run_summary {
 	unsigned warnings;
 	char *message;          /* one line: what decided the verdict */
 	int cases_total, cases_passed;
+	int perf_unchecked;     /* passed, but the task's perf rows did not run (--no-perf): its
+				 * correctness at perf sizes was not checked */
 	double speedup_golden;  /* < 0 when not available */
 	double speedup_ref;     /* < 0 when not available */
 	double cand_ms_sum, ref_ms_sum, golden_ms_sum;

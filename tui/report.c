@@ -449,6 +449,7 @@ void report_task(struct doc *d, const struct task *t, const struct golden_info *
 struct case_sum {
 	double max_abs, max_rel, max_ulp, cosine, l1, rmse;
 	unsigned long long mism, n;
+	unsigned long long nonfinite;   /* NaN/inf against a finite value, either way round */
 };
 
 static void case_sum(const struct case_result *c, struct case_sum *s)
@@ -466,7 +467,22 @@ static void case_sum(const struct case_result *c, struct case_sum *s)
 			s->max_ulp = m->max_ulp;
 		s->mism += m->mismatches;
 		s->n += m->n;
+		s->nonfinite += m->cand_nonfinite + m->ref_nonfinite;
 	}
+}
+
+/* What the figures of an output leave out (compare_nonfinite_note), on a line of its own;
+ * nothing when they leave out nothing. */
+static void nonfinite_line(struct doc *d, const struct cmp_result *m, const char *indent)
+{
+	char note[256];
+
+	compare_nonfinite_note(m, note, sizeof(note));
+	if (!note[0])
+		return;
+	doc_add(d, ROLE_NORMAL, indent);
+	doc_add(d, ROLE_FAIL, note);
+	doc_newline(d);
 }
 
 /* A figure right-aligned in width columns, the first of them a space so that neighbours never
@@ -541,6 +557,10 @@ static void summary_lines(struct doc *d, const struct run_record *r, int width)
 			 s->cases_total);
 	else
 		doc_add(d, ROLE_DIM, "none ran");
+	if (s->perf_unchecked) {
+		doc_add(d, ROLE_DIM, glyphs()->mid);
+		doc_add(d, ROLE_FAIL, "perf sizes not checked (--no-perf)");
+	}
 	doc_add(d, ROLE_DIM, glyphs()->mid);
 	doc_add(d, ROLE_LABEL, "vs golden ");
 	fmt_speedup(s->speedup_golden, buf, sizeof(buf));
@@ -631,7 +651,12 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_addcol(d, ROLE_NORMAL, c->name, namew, 0);
 		doc_addcol(d, report_verdict_role(c->verdict), verdict_name(c->verdict), 13, 0);
 		if (c->noutputs) {
-			num_col(d, ROLE_NUMBER, s.max_abs, 9, 0);
+			/* max abs covers finite pairs: over a NaN it would read 0 */
+			if (s.nonfinite) {
+				doc_add(d, ROLE_NORMAL, " ");
+				doc_addcol(d, ROLE_FAIL, "NaN/inf", 8, 1);
+			} else
+				num_col(d, ROLE_NUMBER, s.max_abs, 9, 0);
 			num_col(d, ROLE_NUMBER, s.max_rel, 9, 0);
 			num_col(d, ROLE_NUMBER, s.max_ulp, 9, 0);
 			snprintf(mm, sizeof(mm), "%llu/%llu", s.mism, s.n);
@@ -779,6 +804,7 @@ void report_case_detail(struct doc *d, const struct case_result *c, const struct
 		if (m->nan_mismatches || m->inf_mismatches)
 			doc_addf(d, ROLE_FAIL, " (%zu NaN, %zu Inf)", m->nan_mismatches, m->inf_mismatches);
 		doc_newline(d);
+		nonfinite_line(d, m, "    ");
 		fmt_num(m->max_abs, 0, a, sizeof(a));
 		fmt_num(m->max_rel, 0, b, sizeof(b));
 		fmt_num(m->max_ulp, 0, u, sizeof(u));
@@ -835,6 +861,10 @@ void report_diff_header(struct doc *d, const struct task *t, const struct case_r
 		doc_add(d, ROLE_NUMBER, b);
 		doc_add(d, ROLE_LABEL, "  ULP ");
 		doc_add(d, ROLE_NUMBER, u);
+		if (o->cmp.cand_nonfinite || o->cmp.ref_nonfinite || o->cmp.nan_mismatches || o->cmp.inf_mismatches) {
+			doc_newline(d);
+			nonfinite_line(d, &o->cmp, "");
+		}
 	} else if (c->message) {
 		doc_addn(d, ROLE_FAIL, c->message, strcspn(c->message, "\n"));
 	}

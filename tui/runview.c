@@ -5,10 +5,31 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/derive.h"
 #include "../core/util.h"
 #include "draw.h"
 #include "docview.h"
 #include "ui.h"
+
+/* The cases a run goes through: the task's own and the derived ones (core/derive.h), so that
+ * the bar does not read "cases 18/15". Derived once per task, not at every redraw. */
+static int expected_cases(const struct task *t)
+{
+	static const struct task *last;
+	static int n;
+	struct task_case *derived;
+	int nderived = 0;
+
+	if (t == last)
+		return n;
+	if (derive_auto(t, &derived, &nderived) == KBX_OK)
+		derive_cases_free(derived, nderived);
+	else
+		kbx_clear_error();
+	last = t;
+	n = t->ncases + nderived;
+	return n;
+}
 
 static struct {
 	int ready;
@@ -96,7 +117,10 @@ static void build(struct tui *t, int width)
 	}
 	doc_newline(d);
 	if (task) {
-		bar(d, "cases", r->ncases, task->ncases, width);
+		int total = expected_cases(task);
+
+		/* fuzz draws and their shrinking come on top of what can be known ahead */
+		bar(d, "cases", r->ncases, r->ncases > total ? r->ncases : total, width);
 		if (task->perf.nrows)
 			bar(d, "perf rows", r->nperf, task->perf.nrows, width);
 	}

@@ -77,6 +77,9 @@ if grep -q "root:" "$tmp/out"; then no "no host file content in the output"; els
 if grep -q '^gpu  *ok' "$tmp/doctor"; then
 	expect 0 "run the gelu reference (GPU)" -- "$kbx" run gelu --no-perf
 	contains "$tmp/out" "verdict +pass" "reference passes"
+	contains "$tmp/out" "^verdict .*perf sizes not checked \(--no-perf\)" "--no-perf says so in the verdict line"
+	expect 0 "run --json --no-perf of the gelu reference (GPU)" -- "$kbx" run gelu --no-perf --json
+	contains "$tmp/out" '"perf_unchecked": *true' "--json says perf sizes were not checked"
 else
 	expect 1 "run the gelu reference without a GPU" -- "$kbx" run gelu --no-perf
 	contains "$tmp/out" "compile +ok" "reference compiles without a GPU"

@@ -125,6 +125,73 @@ static void test_nan(void **state)
 	assert_true(res->rmse == 0);
 }
 
+/* A softmax without the max shift: inf/inf = NaN in some rows, the rest exact. The figures over
+ * the finite pairs are perfect, so the result must count the hidden ones and say so. */
+static void test_nonfinite_counted_both_ways(void **state)
+{
+	float r[8] = { 0.25f, 0.25f, 0.5f, 0.0f, 1.0f, INFINITY, NAN, 2.0f };
+	float c[8] = { 0.25f, 0.25f, 0.5f, 0.0f, 1.0f, INFINITY, NAN, 2.0f };
+	long long shape[1] = { 8 };
+	struct cmp_result *res;
+	char note[256];
+
+	(void)state;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_true(res->pass);
+	compare_nonfinite_note(res, note, sizeof(note));
+	assert_string_equal(note, "");  /* matching NaN and inf hide nothing */
+
+	c[0] = INFINITY;        /* candidate inf, reference finite */
+	c[3] = -INFINITY;
+	c[4] = NAN;
+	c[5] = 7.0f;            /* candidate finite, reference inf */
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_false(res->pass);
+	assert_int_equal(res->cand_nonfinite, 3);   /* c[0], c[3] and the NaN at c[4] */
+	assert_int_equal(res->ref_nonfinite, 1);
+	assert_int_equal(res->finite, 3);
+	assert_true(res->max_abs == 0 && res->cosine == 1 && res->rmse == 0 && res->l1_relative == 0);
+	compare_nonfinite_note(res, note, sizeof(note));
+	assert_string_equal(note, "3 NaN/inf in the candidate where the reference is finite, 1 finite in the "
+			    "candidate where the reference is NaN/inf; max abs and metrics over 3 of 8 finite pairs");
+	/* a short buffer is cut, never overrun */
+	compare_nonfinite_note(res, note, 10);
+	assert_int_equal(strlen(note), 9);
+
+	/* an inf against the other inf is neither way round, but the figures still leave it out */
+	memcpy(c, r, sizeof(c));
+	c[5] = -INFINITY;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->cand_nonfinite, 0);
+	assert_int_equal(res->ref_nonfinite, 0);
+	compare_nonfinite_note(res, note, sizeof(note));
+	assert_string_equal(note, "max abs and metrics over 6 of 8 finite pairs");
+}
+
+/* Chunks (several threads) count the same as one pass. */
+static void test_nonfinite_counted_across_chunks(void **state)
+{
+	size_t n = 3 * ((size_t)1 << 20) + 7, i;
+	long long shape[1] = { (long long)n };
+	float *r = malloc(n * sizeof(*r)), *c = malloc(n * sizeof(*c));
+	struct cmp_result *res;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(c);
+	for (i = 0; i < n; i++)
+		r[i] = c[i] = (float)(i % 97);
+	for (i = 0; i < n; i += 100003)
+		c[i] = NAN;
+	r[n - 1] = INFINITY;
+	res = cmp_f32(c, r, shape, 1, &default_tol);
+	assert_int_equal(res->cand_nonfinite, (n + 100002) / 100003);
+	assert_int_equal(res->ref_nonfinite, 1);
+	assert_int_equal(res->finite, n - res->cand_nonfinite - 1);
+	free(r);
+	free(c);
+}
+
 static void test_inf(void **state)
 {
 	float r[4] = { INFINITY, -INFINITY, INFINITY, 2.0f };
@@ -787,6 +854,8 @@ int main(void)
 		cmocka_unit_test(test_f32_boundary),
 		cmocka_unit_test(test_nan),
 		cmocka_unit_test(test_inf),
+		cmocka_unit_test(test_nonfinite_counted_both_ways),
+		cmocka_unit_test(test_nonfinite_counted_across_chunks),
 		cmocka_unit_test(test_f16_bf16_default),
 		cmocka_unit_test(test_ints_exact),
 		cmocka_unit_test(test_c64),

@@ -183,6 +183,60 @@ static void test_fuzz_and_shrink(void **state)
 	task_free(t);
 }
 
+/* The cap counts a case's size as its binding evaluates, however it is written, and never stops
+ * short of 4097 (past a block of 1,024 threads and a tile of 4,096) unless the task says so. */
+static void test_cap_evaluates_expressions(void **state)
+{
+	static const char written[] =
+		"[task]\nname = t\ncategory = Cat\ndifficulty = 1\nsummary = s\n"
+		"[args]\nx = in f32 [m, n]\ny = out f32 [m]\nm = i64\nn = i64\n"
+		"[inputs]\nx = randn\n"
+		"[derive]\nsizes = m, n\n"
+		"[case.small]\nm = 3\nn = 8\n"
+		"[case.product]\nm = 2\nn = 512 * 512\n"
+		"[case.pow]\nm = pow2(18) + 3\nn = 4\n"
+		"[case.follows]\nm = 5\nn = m * 4\n";
+	static const char small[] =
+		"[task]\nname = t\ncategory = Cat\ndifficulty = 1\nsummary = s\n"
+		"[args]\nx = in f32 [n]\ny = out f32 [n]\nn = i64\n"
+		"[inputs]\nx = randn\n"
+		"[case.a]\nn = 10\n";
+	static const char limited[] =
+		"[task]\nname = t\ncategory = Cat\ndifficulty = 1\nsummary = s\n"
+		"[args]\nx = in f32 [n]\ny = out f32 [n]\nn = i64\n"
+		"[inputs]\nx = randn\n"
+		"[derive]\nlimit = 300\n"
+		"[case.a]\nn = 10\n";
+	struct task *t = parse(written);
+	struct task_case *c;
+	int n;
+
+	(void)state;
+	assert_int_equal(derive_auto(t, &c, &n), KBX_OK);
+	/* n: 4 x 262144 = 1048576, so 65537 but not 1048577 */
+	assert_true(has(c, n, "auto:n=65537"));
+	assert_false(has(c, n, "auto:n=1048577"));
+	/* m: 4 x 262147, past 1048577 (the base keeps n = 8: 8 MiB of inputs) */
+	assert_true(has(c, n, "auto:m=1048577"));
+	derive_cases_free(c, n);
+	task_free(t);
+
+	t = parse(small);
+	assert_int_equal(derive_auto(t, &c, &n), KBX_OK);
+	assert_true(has(c, n, "auto:n=1025"));
+	assert_true(has(c, n, "auto:n=4097"));
+	assert_false(has(c, n, "auto:n=10007"));
+	derive_cases_free(c, n);
+	task_free(t);
+
+	t = parse(limited);
+	assert_int_equal(derive_auto(t, &c, &n), KBX_OK);
+	assert_true(has(c, n, "auto:n=257"));
+	assert_false(has(c, n, "auto:n=1000"));
+	derive_cases_free(c, n);
+	task_free(t);
+}
+
 static void test_opt_in_and_out(void **state)
 {
 	static const char two_d[] =
@@ -243,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_bad_recipes),
 		cmocka_unit_test(test_generator_scale_rules),
 		cmocka_unit_test(test_fuzz_and_shrink),
+		cmocka_unit_test(test_cap_evaluates_expressions),
 		cmocka_unit_test(test_opt_in_and_out),
 		cmocka_unit_test(test_distribution_tasks_get_none),
 	};

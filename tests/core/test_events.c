@@ -34,6 +34,9 @@ static void make_cmp(struct cmp_result *c, int variant)
 	c->mismatches = 17;
 	c->nan_mismatches = 2;
 	c->inf_mismatches = 3;
+	c->cand_nonfinite = 4;
+	c->ref_nonfinite = 1;
+	c->finite = c->n - 9 - (size_t)variant;
 	c->max_abs = 0.1 + variant;
 	c->max_rel = INFINITY;
 	c->max_ulp = 9e6;
@@ -126,6 +129,7 @@ static void make_summary(struct run_summary *s)
 	s->message = xstrdup("every case matched");
 	s->cases_total = 5;
 	s->cases_passed = 5;
+	s->perf_unchecked = 1;
 	s->speedup_golden = -1;
 	s->speedup_ref = 1.42;
 	s->cand_ms_sum = 3.25;
@@ -166,6 +170,9 @@ static void cmp_eq(const struct cmp_result *a, const struct cmp_result *b)
 	assert_int_equal(a->mismatches, b->mismatches);
 	assert_int_equal(a->nan_mismatches, b->nan_mismatches);
 	assert_int_equal(a->inf_mismatches, b->inf_mismatches);
+	assert_int_equal(a->cand_nonfinite, b->cand_nonfinite);
+	assert_int_equal(a->ref_nonfinite, b->ref_nonfinite);
+	assert_int_equal(a->finite, b->finite);
 	EQN(a->max_abs, b->max_abs);
 	EQN(a->max_rel, b->max_rel);
 	EQN(a->max_ulp, b->max_ulp);
@@ -268,6 +275,7 @@ static void summary_eq(const struct run_summary *a, const struct run_summary *b)
 	str_eq(a->message, b->message);
 	assert_int_equal(a->cases_total, b->cases_total);
 	assert_int_equal(a->cases_passed, b->cases_passed);
+	assert_int_equal(a->perf_unchecked, b->perf_unchecked);
 	EQN(a->speedup_golden, b->speedup_golden);
 	EQN(a->speedup_ref, b->speedup_ref);
 	EQN(a->cand_ms_sum, b->cand_ms_sum);
@@ -598,8 +606,47 @@ static void test_split_versions(void **state)
 	assert_true(d.split.compile_s == 0 && d.split.verify_s == 0);
 	run_summary_free(&d);
 	free(t);
+
+	/* a summary from before perf_unchecked reads as checked */
+	json_object_del(o, "perf_unchecked");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(run_summary_from_json(t, &d), KBX_OK);
+	assert_int_equal(d.perf_unchecked, 0);
+	run_summary_free(&d);
+	free(t);
 	json_decref(o);
 	run_summary_free(&s);
+}
+
+/* A case written before the non-finite counts: none of either kind, every pair finite. */
+static void test_nonfinite_counts_optional(void **state)
+{
+	struct samples s;
+	struct expect x;
+	struct case_result back;
+	json_t *o, *out0;
+	char *t;
+
+	(void)state;
+	make_samples(&s, &x);
+	t = case_result_to_json(&s.cs);
+	o = json_loads(t, 0, NULL);
+	free(t);
+	assert_non_null(o);
+	out0 = json_array_get(json_object_get(o, "outputs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(out0, "cand_nonfinite")), 4);
+	json_object_del(out0, "cand_nonfinite");
+	json_object_del(out0, "ref_nonfinite");
+	json_object_del(out0, "finite");
+	t = json_dumps(o, JSON_COMPACT);
+	assert_int_equal(case_result_from_json(t, &back), KBX_OK);
+	assert_int_equal(back.outputs[0].cmp.cand_nonfinite, 0);
+	assert_int_equal(back.outputs[0].cmp.ref_nonfinite, 0);
+	assert_int_equal(back.outputs[0].cmp.finite, back.outputs[0].cmp.n);
+	case_result_free(&back);
+	free(t);
+	json_decref(o);
+	free_samples(&s);
 }
 
 static int total_calls(const struct expect *x)
@@ -668,6 +715,8 @@ static void test_malformed(void **state)
 		{ "message", json_true() },
 		{ "seconds", json_string("soon") },
 		{ "out0.n", json_integer(-1) },
+		{ "out0.cand_nonfinite", json_integer(-2) },
+		{ "out0.finite", json_string("most") },
 		{ "out0.tile_rows", json_integer(CMP_TILES + 1) },
 		{ "out0.tile_cols", json_integer(4) },  /* tiles no longer rows * cols long */
 		{ "out0.tiles", json_pack("[f]", 1.0) },
@@ -1015,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fields),
 		cmocka_unit_test(test_split_versions),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_nonfinite_counts_optional),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_tee),
 		cmocka_unit_test(test_tee_writer),
