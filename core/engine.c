@@ -1647,16 +1647,99 @@ static enum kbx_status time_program(struct run *r, const struct program *p, cons
 	return st;
 }
 
-/* After timing, fresh inputs: the candidate must still match the reference, so a kernel that
- * replays a result it computed once (or keys on the call count) is caught. */
-static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int row, const char *label,
-					  struct perf_result *pr)
+/* A digest of a problem's out/inout buffers (host copies), eight bytes at a time: enough to tell
+ * whether the candidate's outputs after timing are the ones it gave on the inputs before. */
+static uint64_t outputs_digest(const struct problem *pb, void *const *out)
 {
-	struct case_result cr;
+	uint64_t h = HASH64_INIT;
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++) {
+		const unsigned char *p = out[i];
+		size_t n = pb->bufs[i].bytes, j;
+
+		if (pb->bufs[i].arg->dir == ARG_IN || !p)
+			continue;
+		for (j = 0; j + 8 <= n; j += 8) {
+			uint64_t w;
+
+			memcpy(&w, p + j, 8);
+			h = (h ^ w) * 0x100000001b3ULL;
+			h ^= h >> 29;
+		}
+		h = hash64(p + j, n - j, h);
+	}
+	return h;
+}
+
+/* The largest |err| / bound over the outputs that failed their comparison: inf for NaN or Inf
+ * where the reference has none, and so for elements left unwritten (poison). */
+static double worst_score(const struct case_result *cr)
+{
+	double worst = 0;
+	int i;
+
+	for (i = 0; i < cr->noutputs; i++) {
+		const struct cmp_result *m = &cr->outputs[i].cmp;
+
+		if (m->pass)
+			continue;
+		if (m->nan_mismatches || m->inf_mismatches)
+			return INFINITY;
+		if (m->nworst && m->worst[0].score > worst)
+			worst = m->worst[0].score;
+	}
+	return worst;
+}
+
+/* What a failed comparison at a perf row was held to, appended to its message: the perf-size
+ * bound ([tolerance.perf], `bound` as task_perf_tolerance describes it) or the cases' own. */
+static char *with_bound(const struct run *r, const char *message, const struct case_result *cr, const char *bound)
+{
+	int i;
+
+	for (i = 0; i < cr->noutputs && cr->outputs[i].cmp.pass; i++)
+		;
+	if (i == cr->noutputs || r->t->tol.metric || t_is_property(r->t))
+		return xstrdup(message);
+	if (bound[0])
+		return xasprintf("%s: outside the perf-size bound %s", message, bound);
+	return xasprintf("%s: outside the cases' tolerance rtol %.3g, atol %.3g (the task declares no [tolerance.perf])",
+			 message, cr->outputs[i].cmp.rtol, cr->outputs[i].cmp.atol);
+}
+
+/* 1 when every out/inout buffer of a and b holds the same bytes. */
+static int same_outputs(const struct problem *pb, void *const *a, void *const *b)
+{
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++)
+		if (pb->bufs[i].arg->dir != ARG_IN && !compare_bitwise(a[i], b[i], pb->bufs[i].bytes))
+			return 0;
+	return 1;
+}
+
+/* Errors this many times the bound, or NaN, Inf and unwritten elements, are not rounding. */
+#define GROSS_SCORE 100.0
+
+/* After timing, fresh inputs: the candidate must still match the reference, so a kernel that
+ * replays a result it computed once (or keys on the call count) is caught. Such a kernel is
+ * named as one only on evidence: its outputs are those it gave on the inputs before timing, they
+ * change when run again on the same inputs, or they are far (GROSS_SCORE) outside the bound. A
+ * small deviation on the fresh inputs is a tolerance miss at this size, reported with the bound.
+ * before: the digest of the candidate's outputs on the row's inputs before timing. */
+static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int row, const char *label,
+					  const char *bound, uint64_t before, struct perf_result *pr)
+{
+	struct case_result cr, again;
 	enum kbx_status st;
 	char key[48], why[1024];
+	void **first = NULL, **second = NULL;
+	const char *suspect = NULL;
+	double worst;
 
 	memset(&cr, 0, sizeof(cr));
+	memset(&again, 0, sizeof(again));
 	host_free(c->in, c->pb.nbufs);
 	host_free(c->ref_out, c->pb.nbufs);
 	c->in = c->ref_out = NULL;
@@ -1670,14 +1753,39 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 	if (!st)
 		st = fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
 	if (!st)
-		st = judge_candidate(r, c, label, &cr, NULL);
-	if (!st && cr.verdict != V_PASS) {
-		pr->correct = 0;
-		r->sum.warnings |= WARN(W_REVERIFY_FAILED);
-		pr->message = xasprintf("wrong on fresh inputs after timing (a replayed or cached result?): %s",
-					cr.message ? cr.message : verdict_name(cr.verdict));
+		st = judge_candidate(r, c, label, &cr, &first);
+	if (st || cr.verdict == V_PASS)
+		goto out;
+	pr->correct = 0;
+	worst = worst_score(&cr);
+	if (cr.verdict != V_WRONG || worst > GROSS_SCORE || cr.oob_arg[0] || cr.modified_arg[0])
+		suspect = "";
+	else if (outputs_digest(&c->pb, first) == before)
+		suspect = "its outputs are the ones it gave on the inputs before timing: ";
+	else {
+		/* once more on the same inputs: a replayed result does not come out the same twice */
+		st = judge_candidate(r, c, label, &again, &second);
+		if (st)
+			goto out;
+		if (!same_outputs(&c->pb, first, second))
+			suspect = "its outputs on the same inputs differ from one run to the next: ";
 	}
+	if (suspect) {
+		r->sum.warnings |= WARN(W_REVERIFY_FAILED);
+		pr->message = xasprintf("wrong on fresh inputs after timing (a replayed or cached result?): %s%s", suspect,
+					cr.message ? cr.message : verdict_name(cr.verdict));
+	} else {
+		char *m = with_bound(r, cr.message ? cr.message : verdict_name(cr.verdict), &cr, bound);
+
+		pr->message = xasprintf("wrong on fresh inputs after timing (within %.3g times the bound: a tolerance miss "
+					"at this size, not a replay): %s", worst, m);
+		free(m);
+	}
+out:
+	host_free(first, c->pb.nbufs);
+	host_free(second, c->pb.nbufs);
 	case_result_free(&cr);
+	case_result_free(&again);
 	return st;
 }
 
@@ -1688,7 +1796,9 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	struct case_result cr;
 	struct bench_result br;
 	enum kbx_status st;
-	char label[64], key[32];
+	char label[64], key[32], bound[320] = "";
+	void **before = NULL;
+	uint64_t digest = 0;
 	double limit;
 
 	memset(pr, 0, sizeof(*pr));
@@ -1697,8 +1807,9 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	pr->golden_ms = -1;
 	snprintf(label, sizeof(label), "perf row %d", row + 1);
 	snprintf(key, sizeof(key), "perf%d", row);
-	c.tol = r->t->tol;
 	st = problem_from_perf(r->t, row, &c.pb);
+	if (!st)
+		st = task_perf_tolerance(r->t, &c.pb.env, &c.tol, bound, sizeof(bound));
 	if (st)
 		goto out;
 	pr->bytes = c.pb.bytes;
@@ -1738,13 +1849,19 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	} else {
 		st = case_setup(r, &c, key, label, 1);
 		if (!st)
-			st = judge_candidate(r, &c, label, &cr, NULL);
+			st = judge_candidate(r, &c, label, &cr, &before);
+		if (before)
+			digest = outputs_digest(&c.pb, before);
+		host_free(before, c.pb.nbufs);
 	}
 	if (st)
 		goto out;
 	pr->correct = cr.verdict == V_PASS;
 	if (!pr->correct) {
-		pr->message = xasprintf("wrong at this size: %s", cr.message ? cr.message : verdict_name(cr.verdict));
+		char *m = with_bound(r, cr.message ? cr.message : verdict_name(cr.verdict), &cr, bound);
+
+		pr->message = xasprintf("wrong at this size: %s", m);
+		free(m);
 		goto out;
 	}
 	limit = r->launch_limit_s * 10 + 3 * bench_budget_s(&r->o->bench);
@@ -1778,7 +1895,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	}
 	pr->has_ref = 1;
 	if (!r->ref_is_cand && !(r->t->verifier && !strcmp(r->t->verifier, "distribution"))) {
-		st = check_after_timing(r, &c, row, label, pr);
+		st = check_after_timing(r, &c, row, label, bound, digest, pr);
 		if (st || !pr->correct)
 			goto out;
 	}
