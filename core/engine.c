@@ -1326,8 +1326,10 @@ out:
 /* ----------------------------------------------------------------- export ---- */
 
 /* DIR/<case>/: <arg>.npy (initial value of in/inout buffers), ref_<arg>.npy and cand_<arg>.npy
- * (out/inout after the run), manifest.json (bindings, args, files). */
-static enum kbx_status export_case(struct run *r, const struct case_ctx *c, const char *name, void **cand_out)
+ * (out/inout after the run), manifest.json (bindings, args with the rtol/atol each output is held
+ * to, files; for a perf row the bound's description). */
+static enum kbx_status export_case(struct run *r, const struct case_ctx *c, const char *name, void **cand_out,
+				   const char *bound)
 {
 	char *dir = xasprintf("%s/%s", r->o->export_dir, name), *path, *text;
 	json_t *m = json_object(), *b = json_object(), *args = json_array();
@@ -1361,6 +1363,13 @@ static enum kbx_status export_case(struct run *r, const struct case_ctx *c, cons
 		json_object_set_new(a, "dtype", json_string(dtype_name(pb->arg->dtype)));
 		json_object_set_new(a, "npy_dtype", json_string(npy_descr(pb->arg->dtype)));
 		json_object_set_new(a, "shape", sh);
+		if (pb->arg->dir != ARG_IN) {
+			double rtol, atol;
+
+			compare_tolerance(&c->tol, pb->arg->dtype, &rtol, &atol);
+			json_object_set_new(a, "rtol", json_real(rtol));
+			json_object_set_new(a, "atol", json_real(atol));
+		}
 		for (k = 0; k < 3 && !st; k++) {
 			char *file;
 
@@ -1381,6 +1390,8 @@ static enum kbx_status export_case(struct run *r, const struct case_ctx *c, cons
 	json_object_set_new(m, "seed", json_integer((json_int_t)r->o->seed));
 	json_object_set_new(m, "bindings", b);
 	json_object_set_new(m, "args", args);
+	if (bound)
+		json_object_set_new(m, "bound", json_string(bound));
 	text = json_dumps(m, JSON_INDENT(2));
 	json_decref(m);
 	if (!st) {
@@ -1425,7 +1436,7 @@ static enum kbx_status run_case(struct run *r, const struct task_case *tc, int i
 		if (!st)
 			st = judge_candidate(r, &c, label, cr, &first);
 		if (!st && r->o->export_dir)
-			st = export_case(r, &c, name, first);
+			st = export_case(r, &c, name, first, NULL);
 		if (!st && cr->verdict == V_PASS)
 			st = check_determinism(r, &c, first, label, cr);
 	}
@@ -1932,6 +1943,44 @@ out:
 	return st;
 }
 
+/* `kbx export --perf-row N`: perf row N's inputs drawn on the host (what the GPU generator draws,
+ * but for a randn element in about 2^28 whose rounding differs), the reference's and the
+ * candidate's outputs and the tolerance kbx holds that row to, under DIR/perfN/. Nothing is
+ * timed; the run ends with the candidate's verdict at that row. */
+static enum kbx_status export_perf_row(struct run *r, int row)
+{
+	struct case_ctx c = { 0 };
+	struct case_result cr;
+	void **cand = NULL;
+	char label[64], key[32], name[32], bound[320] = "";
+	enum kbx_status st;
+
+	memset(&cr, 0, sizeof(cr));
+	if (row < 0 || row >= r->t->perf.nrows)
+		return kbx_error(KBX_EINVAL, "task '%s' has %d perf row(s), not a row %d", r->t->id, r->t->perf.nrows,
+				 row + 1);
+	if (r->t->verifier && !strcmp(r->t->verifier, "distribution"))
+		return kbx_error(KBX_EINVAL, "task '%s' is checked by its distribution: no outputs to export", r->t->id);
+	snprintf(label, sizeof(label), "perf row %d", row + 1);
+	snprintf(key, sizeof(key), "perf%d", row);
+	snprintf(name, sizeof(name), "perf%d", row + 1);
+	st = problem_from_perf(r->t, row, &c.pb);
+	if (!st)
+		st = task_perf_tolerance(r->t, &c.pb.env, &c.tol, bound, sizeof(bound));
+	if (!st)
+		st = case_setup(r, &c, key, label, 0);
+	if (!st)
+		st = judge_candidate(r, &c, label, &cr, &cand);
+	if (!st)
+		st = export_case(r, &c, name, cand, bound);
+	if (!st)
+		finish(r, cr.verdict, "%s: %s", label, cr.message ? cr.message : "outputs exported");
+	host_free(cand, c.pb.nbufs);
+	case_result_free(&cr);
+	case_ctx_free(r, &c);
+	return st;
+}
+
 /* ------------------------------------------------------------------- main ---- */
 
 /* Whether the code (comments and strings aside) calls this_grid() while no launch is
@@ -2167,6 +2216,10 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	if (st)
 		goto out;
 
+	if (r->o->export_perf_row && r->o->export_dir) {
+		st = export_perf_row(r, r->o->export_perf_row - 1);
+		goto out;
+	}
 	/* Correctness cases: the task's own, then the derived ones (core/derive.h). */
 	{
 		struct task_case *extra = NULL, one;
