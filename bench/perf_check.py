@@ -78,8 +78,6 @@ def adversarial_sources(srcdir, only):
 
 def shard_of(items, spec):
     i, n = (int(x) for x in spec.split("/"))
-    if not 1 <= i <= n:
-        raise SystemExit(f"perf_check: bad --shard '{spec}': expected I/N with 1 <= I <= N")
     return [it for k, it in enumerate(items) if k % n == i - 1]
 
 
@@ -125,6 +123,9 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
     ap.add_argument("--out", help="write the results as JSON")
     args = ap.parse_args()
+    m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        ap.error(f"bad --shard '{args.shard}': expected I/N with 1 <= I <= N")
 
     items = task_sources(args.tasks, args.only, args.bound_only)
     if not args.no_adversarial and not args.bound_only:

@@ -303,7 +303,11 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'c': req.only_case = optarg; break;
 		case 's': req.seed = strtoull(optarg, NULL, 0); break;
-		case 'p': req.export_perf_row = cli_count(optarg, "--perf-row", &bad); break;
+		case 'p':
+			req.export_perf_row = cli_count(optarg, "--perf-row", &bad);
+			if (!bad && req.export_perf_row < 1)
+				bad = cli_fail(1, "--perf-row counts from 1, not '%s'", optarg);
+			break;
 		case 'm': max_bytes = cli_num(optarg, "--max-bytes", &bad); break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default: fputs(export_usage, stderr); return 2;
