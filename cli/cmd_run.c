@@ -14,6 +14,7 @@
 #include "../core/engine.h"
 #include "../core/gpu.h"
 #include "../core/lang.h"
+#include "../core/problem.h"
 #include "../core/sanitizer.h"
 #include "../core/serve.h"
 #include "../core/triton.h"
@@ -247,12 +248,32 @@ int cmd_run(struct cli *c, int argc, char **argv)
 /* ------------------------------------------------------------------ export ---- */
 
 static const char export_usage[] =
-	"usage: kbx export TASK [FILE] --dir DIR [--case NAME] [--seed N]\n"
+	"usage: kbx export TASK [FILE] --dir DIR [--case NAME | --perf-row N [--max-bytes B]] [--seed N]\n"
 	"\n"
 	"Run FILE (default: the reference) on the task's cases and write, for each case,\n"
 	"DIR/<case>/<arg>.npy (initial inputs), ref_<arg>.npy and cand_<arg>.npy (outputs of the\n"
-	"reference and of FILE) and manifest.json (bindings, shapes, dtypes; bf16 is widened to\n"
-	"float32). Needs a GPU for the outputs.\n";
+	"reference and of FILE) and manifest.json (bindings, shapes, dtypes, the rtol and atol each\n"
+	"output is held to; bf16 is widened to float32). Needs a GPU for the outputs.\n"
+	"\n"
+	"--perf-row N writes perf row N (1-based) instead, as DIR/perfN/, with the perf-size bound\n"
+	"([tolerance.perf]) it is held to. Its inputs are drawn on the host: --max-bytes B refuses\n"
+	"(exit 3, before anything runs) a row whose inputs and two copies of its outputs exceed B bytes.\n";
+
+/* Host bytes `kbx export --perf-row` holds for row (1-based): inputs, reference and candidate
+ * outputs; -1 when the row does not evaluate. */
+static double perf_row_host_bytes(const struct task *t, int row)
+{
+	struct problem p;
+	double bytes = 0;
+	int i;
+
+	if (row < 1 || row > t->perf.nrows || problem_from_perf(t, row - 1, &p) != KBX_OK)
+		return -1;
+	for (i = 0; i < p.nbufs; i++)
+		bytes += (double)p.bufs[i].bytes * (p.bufs[i].arg->dir == ARG_IN ? 1 : p.bufs[i].arg->dir == ARG_OUT ? 2 : 3);
+	problem_free(&p);
+	return bytes;
+}
 
 static void export_log(void *ctx, const char *text)
 {
@@ -271,8 +292,11 @@ int cmd_export(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' }, { "case", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "seed", required_argument, NULL, 's' }, { "perf-row", required_argument, NULL, 'p' },
+		{ "max-bytes", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
+	double max_bytes = 0, need;
+	int bad = 0;
 	enum verdict v = V_ERROR;
 	struct run_events ev = { &v, NULL, NULL, NULL, NULL, export_log, export_done };
 	struct worker_request req;
@@ -288,17 +312,35 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'c': req.only_case = optarg; break;
 		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 'p':
+			req.export_perf_row = cli_count(optarg, "--perf-row", &bad);
+			if (!bad && req.export_perf_row < 1)
+				bad = cli_fail(1, "--perf-row counts from 1, not '%s'", optarg);
+			break;
+		case 'm': max_bytes = cli_num(optarg, "--max-bytes", &bad); break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default: fputs(export_usage, stderr); return 2;
 		}
 	}
-	if (!dir || optind >= argc || argc - optind > 2) {
+	if (bad)
+		return 2;
+	if (!dir || optind >= argc || argc - optind > 2 || (req.only_case && req.export_perf_row) ||
+	    (max_bytes > 0 && !req.export_perf_row)) {
 		fputs(export_usage, stderr);
 		return 2;
 	}
 	t = cli_task(c, argv[optind]);
 	if (!t)
 		return 2;
+	if (req.export_perf_row) {
+		need = perf_row_host_bytes(t, req.export_perf_row);
+		if (need < 0)
+			return cli_fail(2, "task '%s' has %d perf row(s), not a row %d", t->id, t->perf.nrows,
+					req.export_perf_row);
+		if (max_bytes > 0 && need > max_bytes)
+			return cli_fail(3, "perf row %d of '%s' needs %.3g bytes on the host, above --max-bytes %.3g: not exported",
+					req.export_perf_row, t->id, need, max_bytes);
+	}
 	file = optind + 1 < argc ? argv[optind + 1] : t->reference_path;
 	if (read_file(file, &source, &len))
 		return cli_fail(2, "%s", kbx_last_error());

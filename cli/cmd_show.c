@@ -79,6 +79,9 @@ static json_t *task_json(const struct task *t, const char *root)
 	json_object_set_new(o, "perf_rows", json_integer(t->perf.nrows));
 	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b}", "rtol", t->tol.rtol, "atol", t->tol.atol,
 						      "metric", t->tol.metric));
+	if (t->perf_tol.line)
+		json_object_set_new(o, "perf_tolerance", json_pack("{s:s?, s:s?}", "rtol", t->perf_tol.rtol, "atol",
+								   t->perf_tol.atol));
 	n = golden_list(root, &names);
 	for (i = 0; i < n; i++) {
 		struct golden_table *g;
@@ -149,6 +152,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		printf("tolerance  rtol %g, atol %g\n", t->tol.rtol, t->tol.atol);
 	else
 		printf("tolerance  by output dtype (f16/bf16 5e-3, f32/f64 1e-5, integers exact)\n");
+	if (t->perf_tol.line)
+		printf("perf bound %s%s%s%s%s (at perf rows, where larger)\n", t->perf_tol.rtol ? "rtol " : "",
+		       t->perf_tol.rtol ? t->perf_tol.rtol : "", t->perf_tol.rtol && t->perf_tol.atol ? ", " : "",
+		       t->perf_tol.atol ? "atol " : "", t->perf_tol.atol ? t->perf_tol.atol : "");
 	printf("\narguments\n");
 	for (i = 0; i < t->nargs; i++) {
 		const struct task_arg *a = &t->args[i];

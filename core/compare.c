@@ -333,6 +333,11 @@ void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol,
 	*atol = tol && tol->atol >= 0 ? tol->atol : def;
 	if (tol && tol->atol_scale > 0)
 		*atol *= tol->atol_scale;
+	/* a perf row's bound ([tolerance.perf]) only ever loosens the case tolerance */
+	if (tol && tol->perf_rtol > *rtol)
+		*rtol = tol->perf_rtol;
+	if (tol && tol->perf_atol > *atol)
+		*atol = tol->perf_atol;
 }
 
 /* A shape of more than CMP_MAX_DIMS dims has its leading dims folded into one. */

@@ -75,6 +75,7 @@ struct cmp_result {
 
 /* Effective tolerance for an output dtype under a task's tolerance section (NULL = defaults):
  * the task's rtol/atol where >= 0, else the dtype's default (f16/bf16 5e-3, f32/f64/c64 1e-5).
+ * At a perf row, tol->perf_rtol/perf_atol ([tolerance.perf]) raise them where larger.
  * Integer and bool outputs get 0/0 whatever the task says: a [tolerance] is written for the
  * float outputs, and an index output beside them (topk, argmax) must still match exactly. */
 void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol, double *atol);

@@ -46,6 +46,8 @@ struct engine_options {
 	const char *save_cubin;       /* write the candidate's cubin here (absolute path), or NULL */
 	const char *only_case;        /* run just this case (and no perf), or NULL */
 	const char *export_dir;       /* write each case's inputs and outputs as .npy under DIR/<case>/ */
+	int export_perf_row;          /* with export_dir: instead of the cases, perf row N (1-based) under
+				       * DIR/perfN/, its inputs drawn on the host (timing nothing) */
 	int no_derived;               /* skip the derived cases (core/derive.h) */
 	int fuzz;                     /* draw this many more cases; shrink the first that fails */
 	int sanitize;                 /* running under compute-sanitizer: no guard zones */

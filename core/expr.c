@@ -303,7 +303,7 @@ static enum kbx_status call_function(struct parser *p, const char *name, size_t 
 	static const struct {
 		const char *name;
 		int nargs;
-	} functions[] = { { "cdiv", 2 }, { "min", 2 }, { "max", 2 }, { "pow2", 1 } };
+	} functions[] = { { "cdiv", 2 }, { "min", 2 }, { "max", 2 }, { "pow2", 1 }, { "sqrt", 1 }, { "log2", 1 } };
 	char msg[160];
 	size_t f;
 
@@ -311,7 +311,7 @@ static enum kbx_status call_function(struct parser *p, const char *name, size_t 
 		if (strcmp(name, functions[f].name) == 0)
 			break;
 	if (f == sizeof(functions) / sizeof(functions[0])) {
-		snprintf(msg, sizeof(msg), "unknown function '%.40s' (expected cdiv, min, max or pow2)", name);
+		snprintf(msg, sizeof(msg), "unknown function '%.40s' (expected cdiv, min, max, pow2, sqrt or log2)", name);
 		return fail_at(p, pos, KBX_EPARSE, msg);
 	}
 	if (nargs != functions[f].nargs) {
@@ -335,6 +335,16 @@ static enum kbx_status call_function(struct parser *p, const char *name, size_t 
 			return overflow(p, pos);
 		*out = int_value(1LL << args[0].i);
 		return KBX_OK;
+	}
+	/* sqrt and log2 are for tolerance bounds that grow with a reduction's length (1e-5 * sqrt(k)):
+	 * always float, defined on positive arguments (sqrt also at 0) */
+	if (strcmp(name, "sqrt") == 0 || strcmp(name, "log2") == 0) {
+		double x = expr_as_double(args[0]);
+
+		if (name[0] == 's' ? x < 0 : x <= 0)
+			return fail_at(p, pos, KBX_EINVAL, name[0] == 's' ? "sqrt of a negative number"
+								  : "log2 of a number <= 0");
+		return check_float(p, pos, x, 0, name[0] == 's' ? sqrt(x) : log2(x), out);
 	}
 	if (strcmp(name, "cdiv") == 0) {
 		if (args[0].is_float || args[1].is_float) {

@@ -2,8 +2,8 @@
  * expr.h - integer/float expressions in task files and launch lines.
  *
  * Grammar: numbers (123, 1.5, 1e-5), names, + - * / % with C precedence, unary minus,
- * parentheses, and the functions cdiv(a, b), min(a, b), max(a, b), pow2(k). Integer operands
- * give integer results (C division, truncating); any float operand makes the result a float.
+ * parentheses, and the functions cdiv(a, b), min(a, b), max(a, b), pow2(k), sqrt(x), log2(x)
+ * (these two always give floats). Integer operands give integer results (C division, truncating); any float operand makes the result a float.
  * Names are looked up through an expr_env; an unknown name is an error that names it.
  *
  * Errors return KBX_EPARSE (syntax, unknown name) or KBX_EINVAL (division by zero, overflow)

@@ -38,11 +38,13 @@ static const struct gen_def {
 	{ "special", GEN_SPECIAL, 1u << 0, 0, 0, "special" },
 	{ "spd", GEN_SPD, 1u << 0 | 1u << 1, 1, 0, "spd(d)" },
 	{ "diagdom", GEN_DIAGDOM, 1u << 0 | 1u << 1, 1, 0, "diagdom(d)" },
+	{ "symmetric", GEN_SYMMETRIC, 1u << 0 | 1u << 2, 0, 1, "symmetric(lo, hi)" },
 };
 
 #define NGEN_DEFS ((int)(sizeof(gen_defs) / sizeof(gen_defs[0])))
 #define GEN_EXPECTED "randn, uniform(lo, hi), outlier(p, scale), randint(lo, hi), bool(p), " \
-	"values(...), zeros, ones, full(v), arange(start, step), special, spd(d) or diagdom(d)"
+	"values(...), zeros, ones, full(v), arange(start, step), special, spd(d), diagdom(d) or " \
+	"symmetric(lo, hi)"
 
 static const struct gen_def *find_def(enum gen_kind kind)
 {
@@ -98,6 +100,7 @@ static enum kbx_status check_params(const char *text, struct gen_spec *g)
 {
 	switch (g->kind) {
 	case GEN_UNIFORM:
+	case GEN_SYMMETRIC:
 		if (!isfinite(g->a) || !isfinite(g->b) || !(g->a < g->b))
 			return kbx_error(KBX_EINVAL, "bad generator '%s': expected finite lo < hi", text);
 		break;
@@ -395,6 +398,7 @@ enum kbx_status gen_check(const struct gen_spec *g, enum dtype dt, const long lo
 		break;
 	case GEN_SPD:
 	case GEN_DIAGDOM:
+	case GEN_SYMMETRIC:
 		if (!dtype_is_float(dt) || dtype_components(dt) != 1)
 			return kbx_error(KBX_EINVAL, "generator '%s' needs a real float dtype, not '%s'", name,
 					 dtype_name(dt));
@@ -474,6 +478,7 @@ struct fill_ctx {
 	uint64_t key, key2;
 	double special[NSPECIAL];
 	double below_hi;        /* uniform: the largest value of dt below hi */
+	uint64_t m;             /* diagdom, symmetric: the trailing square matrices' size */
 };
 
 static void special_table(enum dtype dt, double *t)
@@ -566,8 +571,16 @@ static double value_at(const struct fill_ctx *c, uint64_t j)
 		return g->a + (double)j * g->b;
 	case GEN_SPECIAL:
 		return j % 2 == 0 ? c->special[(j / 2) % NSPECIAL] : randn_at(c->key, j);
-	case GEN_SPD:
 	case GEN_DIAGDOM:
+		/* as spd's B: randn at the element's own index, d m added on the diagonal */
+		return randn_at(c->key, j) + ((j % (c->m * c->m)) / c->m == j % c->m ? g->a * (double)c->m : 0.0);
+	case GEN_SYMMETRIC: {
+		uint64_t mat = c->m * c->m, in = j % mat, r = in / c->m, col = in % c->m;
+		uint64_t at = j - in + (r < col ? r * c->m + col : col * c->m + r);
+
+		return g->a + (g->b - g->a) * kbx_uniform_f64(c->key, at);
+	}
+	case GEN_SPD:
 		break;
 	}
 	return 0;
@@ -575,7 +588,7 @@ static double value_at(const struct fill_ctx *c, uint64_t j)
 
 static void fill_range(const struct fill_ctx *c, size_t lo, size_t hi)
 {
-	int check_hi = c->g->kind == GEN_UNIFORM && dtype_is_float(c->dt);
+	int check_hi = (c->g->kind == GEN_UNIFORM || c->g->kind == GEN_SYMMETRIC) && dtype_is_float(c->dt);
 	size_t i;
 	int k;
 
@@ -713,34 +726,26 @@ static void spd_rows_cb(void *arg, size_t lo, size_t hi)
 	}
 }
 
+/* spd(d): one B per matrix, then A = B B^T / m + d I (diagdom and symmetric are elementwise). */
 static enum kbx_status fill_matrices(const struct gen_spec *g, enum dtype dt, void *dst, size_t n,
 				     const long long *shape, int ndim, uint64_t key)
 {
-	size_t m = (size_t)shape[ndim - 1], mat, nmat, b, r, c;
+	size_t m = (size_t)shape[ndim - 1], mat, nmat, b;
 	double *B;
 
 	if (m == 0)
 		return KBX_OK;
 	if (m > ((size_t)1 << 28) / m)
-		return kbx_error(KBX_EINVAL, "generator '%s': matrix of %zu x %zu is too large",
-				 g->kind == GEN_SPD ? "spd" : "diagdom", m, m);
+		return kbx_error(KBX_EINVAL, "generator 'spd': matrix of %zu x %zu is too large", m, m);
 	mat = m * m;
 	nmat = n / mat;
 	B = xmalloc(mat * sizeof(*B));
 	for (b = 0; b < nmat; b++) {
 		struct randn_job rj = { B, key, (uint64_t)(b * mat) };
+		struct spd_job sj = { B, m, g->a, dt, dst, b * mat, (m + SPD_TILE - 1) / SPD_TILE };
 
 		parallel_for(mat, 1 << 16, randn_range_cb, &rj);
-		if (g->kind == GEN_DIAGDOM) {
-			for (r = 0; r < m; r++)
-				for (c = 0; c < m; c++)
-					dtype_set(dt, dst, b * mat + r * m + c, 0,
-						  B[r * m + c] + (r == c ? g->a * (double)m : 0.0));
-		} else {
-			struct spd_job sj = { B, m, g->a, dt, dst, b * mat, (m + SPD_TILE - 1) / SPD_TILE };
-
-			parallel_for(sj.ntiles, m >= 256 ? 1 : sj.ntiles, spd_rows_cb, &sj);
-		}
+		parallel_for(sj.ntiles, m >= 256 ? 1 : sj.ntiles, spd_rows_cb, &sj);
 	}
 	free(B);
 	return KBX_OK;
@@ -763,7 +768,7 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 		return KBX_OK;
 	if (!dst)
 		return kbx_error(KBX_EINVAL, "no memory to fill");
-	if (g->kind == GEN_SPD || g->kind == GEN_DIAGDOM) {
+	if (g->kind == GEN_SPD || g->kind == GEN_DIAGDOM || g->kind == GEN_SYMMETRIC) {
 		size_t numel = 1;
 		int i;
 
@@ -774,7 +779,8 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 		}
 		if (numel != n)
 			return kbx_error(KBX_EINVAL, "shape has %zu elements, buffer %zu", numel, n);
-		return fill_matrices(g, dt, dst, n, shape, ndim, key);
+		if (g->kind == GEN_SPD)
+			return fill_matrices(g, dt, dst, n, shape, ndim, key);
 	}
 	memset(&c, 0, sizeof(c));
 	c.g = g;
@@ -785,8 +791,10 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 	c.key = key;
 	c.key2 = kbx_subseed(key, 1);
 	special_table(dt, c.special);
-	if (g->kind == GEN_UNIFORM && dtype_is_float(dt))
+	if ((g->kind == GEN_UNIFORM || g->kind == GEN_SYMMETRIC) && dtype_is_float(dt))
 		c.below_hi = gen_largest_below(dt, g->b);
+	if (g->kind == GEN_DIAGDOM || g->kind == GEN_SYMMETRIC)
+		c.m = (uint64_t)shape[ndim - 1];
 	parallel_for(n, 1 << 16, fill_range_cb, &c);
 	return KBX_OK;
 }

@@ -17,7 +17,9 @@
  *                   +-smallest normal, 1, -1 of the dtype, cycling; odd j: randn
  *   spd(d)          per trailing [n, n] matrix b: B = randn at indices b n^2 + r n + c,
  *                   A = B B^T / n + d I in double (each entry summed in k order)
- *   diagdom(d)      randn + d n on the diagonal
+ *   diagdom(d)      randn + d n on the diagonal (element by element, any size)
+ *   symmetric(lo, hi) per trailing [n, n] matrix b: entry (r, c) is uniform(lo, hi) drawn at
+ *                   index b n^2 + min(r, c) n + max(r, c), so A = A^T (element by element)
  *   GEN * k         randn or outlier(p, s) times the number k ("randn * -0.01"): the scaled and
  *                   negated variants of core/derive.h; other generators have a bounded domain
  * Values are drawn in double and stored with dtype_set.
@@ -35,7 +37,7 @@ struct expr_env;
 
 enum gen_kind {
 	GEN_RANDN, GEN_UNIFORM, GEN_OUTLIER, GEN_RANDINT, GEN_BOOL, GEN_VALUES, GEN_ZEROS,
-	GEN_ONES, GEN_FULL, GEN_ARANGE, GEN_SPECIAL, GEN_SPD, GEN_DIAGDOM
+	GEN_ONES, GEN_FULL, GEN_ARANGE, GEN_SPECIAL, GEN_SPD, GEN_DIAGDOM, GEN_SYMMETRIC
 };
 
 struct gen_spec {
@@ -56,8 +58,8 @@ enum kbx_status gen_parse_env(const char *text, const struct expr_env *env, stru
 /* Canonical text of g, every argument spelled out ("uniform(0, 1)", "values(nan, -0, 1.5)"):
  * gen_parse reads it back to the same spec, bit for bit. Caller frees. */
 char *gen_format(const struct gen_spec *g);
-/* Whether g can fill a buffer of dtype dt and this shape: special, spd and diagdom need a
- * float dtype (spd and diagdom a real one and square trailing dimensions), NaN and infinities
+/* Whether g can fill a buffer of dtype dt and this shape: special, spd, diagdom and symmetric
+ * need a float dtype (spd, diagdom and symmetric a real one and square trailing dimensions), NaN and infinities
  * need a float dtype. */
 enum kbx_status gen_check(const struct gen_spec *g, enum dtype dt, const long long *shape, int ndim);
 
@@ -67,7 +69,7 @@ uint64_t gen_key(uint64_t seed, const char *task_id, const char *case_name, cons
  * dt would reach hi itself (devgen.c draws the same way). */
 double gen_largest_below(enum dtype dt, double hi);
 
-/* Fill n elements of dtype dt at host memory dst. shape/ndim matter for spd and diagdom
+/* Fill n elements of dtype dt at host memory dst. shape/ndim matter for spd, diagdom and symmetric
  * (per trailing square matrix, n must be the product of shape); they are ignored by the
  * elementwise generators. A c64 buffer is filled as 2n floats (real, imaginary, ...): element
  * i's component c draws at index 2i + c. Large buffers are filled by several threads; the

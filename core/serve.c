@@ -64,6 +64,7 @@ static void options_from_request(const struct worker_request *req, const struct 
 	o->fuzz = req->fuzz;
 	o->sanitize = req->sanitize != NULL;
 	o->export_dir = req->export_dir;
+	o->export_perf_row = req->export_perf_row;
 	o->triton_dir = req->triton_dir;
 	o->triton_launch = req->triton_launch;
 	o->host = env->host;

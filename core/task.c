@@ -594,6 +594,110 @@ static enum kbx_status parse_tolerance_section(struct task *t, const struct raw_
 	return KBX_OK;
 }
 
+/* [tolerance.perf]: rtol and atol as expressions over a perf row's bindings, checked for syntax
+ * here and evaluated at every row by check_problems. */
+static enum kbx_status parse_perf_tolerance_section(struct task *t, const struct raw_section *sec)
+{
+	int i;
+
+	t->perf_tol.line = sec->line;
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		int col = 0;
+		enum kbx_status st;
+
+		if (strcmp(e->key, "rtol") != 0 && strcmp(e->key, "atol") != 0)
+			return kbx_error(KBX_EPARSE, "unknown key '%s' in [tolerance.perf] of '%s' line %d (expected rtol or atol)",
+					 e->key, t->ini_path, e->line);
+		if (!*e->value)
+			return kbx_error(KBX_EPARSE, "expected an expression for '%s' in [tolerance.perf] of '%s' line %d",
+					 e->key, t->ini_path, e->line);
+		st = expr_check(e->value, &col);
+		if (st)
+			return kbx_wrap(st, "'%s' in [tolerance.perf] of '%s' line %d, column %d", e->key, t->ini_path,
+					e->line, col + 1);
+		if (e->key[0] == 'r') {
+			t->perf_tol.rtol = xstrdup(e->value);
+			t->perf_tol.rtol_line = e->line;
+		} else {
+			t->perf_tol.atol = xstrdup(e->value);
+			t->perf_tol.atol_line = e->line;
+		}
+	}
+	return KBX_OK;
+}
+
+/* The names of env that expr mentions, as ", k = 8192, m = 32" (function names are not bound). */
+static void describe_names(const char *expr, const struct expr_env *env, char *out, size_t len)
+{
+	const char *p = expr;
+	size_t used = strlen(out);
+
+	while (*p) {
+		const struct expr_value *v;
+		char name[64], seen[72];
+		size_t n = 0;
+
+		if (!(isalpha((unsigned char)*p) || *p == '_') ||
+		    (p > expr && (isalnum((unsigned char)p[-1]) || p[-1] == '.'))) {
+			p++;
+			continue;
+		}
+		while ((isalnum((unsigned char)p[n]) || p[n] == '_') && n < sizeof(name) - 1)
+			n++;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		v = expr_env_get(env, name);
+		snprintf(seen, sizeof(seen), ", %s = ", name);
+		if (!v || strstr(out, seen) || used >= len)
+			continue;
+		if (v->is_float)
+			used += (size_t)snprintf(out + used, len - used, ", %s = %g", name, v->f);
+		else
+			used += (size_t)snprintf(out + used, len - used, ", %s = %lld", name, v->i);
+	}
+}
+
+enum kbx_status task_perf_tolerance(const struct task *t, const struct expr_env *env, struct tolerance *out,
+				    char *why, size_t whylen)
+{
+	const char *exprs[2] = { t->perf_tol.rtol, t->perf_tol.atol };
+	const int lines[2] = { t->perf_tol.rtol_line, t->perf_tol.atol_line };
+	double *dst[2];
+	int i;
+
+	*out = t->tol;
+	dst[0] = &out->perf_rtol;
+	dst[1] = &out->perf_atol;
+	if (why && whylen)
+		why[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		enum kbx_status st;
+		double v;
+
+		if (!exprs[i])
+			continue;
+		st = expr_eval_float(exprs[i], env, &v, NULL);
+		if (st)
+			return kbx_wrap(st, "'%s' in [tolerance.perf] of '%s' line %d", i ? "atol" : "rtol", t->ini_path,
+					lines[i]);
+		if (!isfinite(v) || v < 0)
+			return kbx_error(KBX_EINVAL, "'%s' in [tolerance.perf] of '%s' line %d is %g (expected a finite value >= 0)",
+					 i ? "atol" : "rtol", t->ini_path, lines[i], v);
+		*dst[i] = v;
+		if (why && whylen) {
+			size_t used = strlen(why);
+			char names[256] = "";
+
+			describe_names(exprs[i], env, names, sizeof(names));
+			snprintf(why + used, whylen - used, "%s%s %.3g (%s%s)", used ? ", " : "", i ? "atol" : "rtol", v,
+				 exprs[i], names);
+		}
+	}
+	return KBX_OK;
+}
+
 /* ---- [inputs], [case.*], [perf], [verifier] ------------------------------------------------ */
 
 static enum kbx_status parse_inputs_section(struct task *t, const struct raw_section *sec)
@@ -940,8 +1044,8 @@ static enum kbx_status parse_derive_section(struct task *t, const struct raw_sec
 
 /* ---- the whole task ------------------------------------------------------------------------- */
 
-static const char *const known_sections[] = { "task", "args", "tolerance", "inputs", "perf", "verifier", "static",
-					      "derive" };
+static const char *const known_sections[] = { "task", "args", "tolerance", "tolerance.perf", "inputs", "perf",
+					      "verifier", "static", "derive" };
 
 static enum kbx_status check_sections(const char *path, const struct ini_state *s)
 {
@@ -957,7 +1061,7 @@ static enum kbx_status check_sections(const char *path, const struct ini_state *
 		if (!known)
 			return kbx_error(KBX_EPARSE,
 					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
-					 "[inputs], [case.NAME], [perf], [verifier], [static] or [derive])",
+					 "[tolerance.perf], [inputs], [case.NAME], [perf], [verifier], [static] or [derive])",
 					 name, path, s->secs[i].line);
 		for (j = 0; j < i; j++)
 			if (strcmp(name, s->secs[j].name) == 0)
@@ -1022,11 +1126,36 @@ static enum kbx_status check_problems(const struct task *t)
 		problem_free(&p);
 	}
 	for (i = 0; i < t->perf.nrows; i++) {
+		struct tolerance tol;
+
 		st = problem_from_perf(t, i, &p);
 		if (st)
 			return st;
+		st = task_perf_tolerance(t, &p.env, &tol, NULL, 0);
 		problem_free(&p);
+		if (st)
+			return kbx_wrap(st, "perf row %d", i + 1);
 	}
+	return KBX_OK;
+}
+
+/* [tolerance.perf] loosens an elementwise comparison at perf rows; nothing else uses it. */
+static enum kbx_status check_perf_tolerance(const struct task *t)
+{
+	const char *why = NULL;
+
+	if (!t->perf_tol.line)
+		return KBX_OK;
+	if (!t->perf_tol.rtol && !t->perf_tol.atol)
+		why = "has neither rtol nor atol";
+	else if (!t->perf.nrows)
+		why = "needs a [perf] section";
+	else if (t->tol.metric)
+		why = "is for elementwise tolerances, and [tolerance] gives metric thresholds";
+	else if (strcmp(t->verifier, "elementwise") != 0)
+		why = "is for the elementwise verifier";
+	if (why)
+		return kbx_error(KBX_EPARSE, "[tolerance.perf] in '%s' line %d %s", t->ini_path, t->perf_tol.line, why);
 	return KBX_OK;
 }
 
@@ -1068,6 +1197,8 @@ static enum kbx_status load(struct task *t, const char *text)
 		sec = &s.secs[i];
 		if (strcmp(sec->name, "tolerance") == 0)
 			st = parse_tolerance_section(t, sec);
+		else if (strcmp(sec->name, "tolerance.perf") == 0)
+			st = parse_perf_tolerance_section(t, sec);
 		else if (strcmp(sec->name, "inputs") == 0)
 			st = parse_inputs_section(t, sec);
 		else if (strncmp(sec->name, "case.", 5) == 0)
@@ -1117,6 +1248,8 @@ static enum kbx_status load(struct task *t, const char *text)
 	}
 	if (!text)
 		st = find_examples(t);
+	if (!st)
+		st = check_perf_tolerance(t);
 	if (!st)
 		st = check_problems(t);
 out:
@@ -1207,6 +1340,8 @@ void task_free(struct task *t)
 	free(t->perf.flops);
 	free(t->perf.input_size);
 	free(t->perf.golden_off);
+	free(t->perf_tol.rtol);
+	free(t->perf_tol.atol);
 	for (i = 0; i < t->nstatic_require; i++)
 		free(t->static_require[i]);
 	free(t->static_require);

@@ -8,7 +8,8 @@
  *
  * task_load also builds every case and perf row once (problem_from_case/problem_from_perf),
  * so a task that loads has no case whose shapes, scalars or generators fail to evaluate.
- * [task] needs name, category, difficulty and summary (mirrors defaults to ""); a task needs
+ * [tolerance.perf] (rtol, atol: expressions over a perf row's bindings) is evaluated at every
+ * perf row when the task loads. [task] needs name, category, difficulty and summary (mirrors defaults to ""); a task needs
  * at least one case and one out/inout buffer; [verifier] (output, law = uniform01, seed_arg)
  * goes with verifier = distribution and only with it. `bytes`, `flops`, `input_size` and
  * `sms` are reserved names.
@@ -21,8 +22,12 @@
 #ifndef KBX_TASK_H
 #define KBX_TASK_H
 
+#include <stddef.h>
+
 #include "dtype.h"
 #include "status.h"
+
+struct expr_env;
 
 enum arg_dir { ARG_IN, ARG_OUT, ARG_INOUT, ARG_SCALAR };
 
@@ -57,6 +62,15 @@ struct tolerance {
 	double l1_relative;     /* <= ; < 0 = not checked */
 	double rmse;            /* <= ; < 0 = not checked */
 	double atol_scale;      /* atol is multiplied by this (derived scaled cases); 0 = 1 */
+	double perf_rtol, perf_atol; /* perf rows: floors on the float rtol/atol from [tolerance.perf]
+				      * (task_perf_tolerance); 0 = none */
+};
+
+/* [tolerance.perf]: the bound at perf rows, expressions over a row's bindings (NULL: none). */
+struct perf_tolerance {
+	char *rtol, *atol;
+	int rtol_line, atol_line;
+	int line;               /* of the section header, 0 if absent */
 };
 
 struct task_perf {
@@ -85,6 +99,7 @@ struct task {
 	struct task_case *cases;
 	int ncases;
 	struct tolerance tol;
+	struct perf_tolerance perf_tol;
 	struct task_perf perf;
 	struct binding *verifier_params;
 	int nverifier_params;
@@ -135,6 +150,13 @@ const struct task *catalogue_find(const struct catalogue *cat, const char *id_or
 const struct task_arg *task_find_arg(const struct task *t, const char *name);
 /* "in", "out", "inout" or "scalar". */
 const char *arg_dir_name(enum arg_dir d);
+/* The tolerance at a perf row whose bindings are env: the task's [tolerance] with each
+ * [tolerance.perf] expression as a floor on the float outputs' rtol/atol (perf_rtol/perf_atol;
+ * integer outputs stay exact). why (NULL: not wanted) gets what was applied, for messages:
+ * "atol 9.05e-04 (1e-5 * sqrt(k), k = 8192)", or "" when the task has no [tolerance.perf].
+ * An expression that fails or gives a negative or non-finite value is an error naming the line. */
+enum kbx_status task_perf_tolerance(const struct task *t, const struct expr_env *env, struct tolerance *out,
+				    char *why, size_t whylen);
 /* Value of a binding in a list, or NULL. */
 const char *binding_get(const struct binding *b, int nb, const char *key);
 

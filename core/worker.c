@@ -68,6 +68,8 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "only_case", json_string(r->only_case));
 	if (r->export_dir)
 		json_object_set_new(o, "export_dir", json_string(r->export_dir));
+	if (r->export_perf_row)
+		json_object_set_new(o, "export_perf_row", json_integer(r->export_perf_row));
 	if (r->triton_dir)
 		json_object_set_new(o, "triton_dir", json_string(r->triton_dir));
 	if (r->triton_launch)
@@ -144,6 +146,7 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->save_cubin = get_str(o, "save_cubin");
 	r->only_case = get_str(o, "only_case");
 	r->export_dir = get_str(o, "export_dir");
+	r->export_perf_row = (int)get_num(o, "export_perf_row", 0);
 	r->triton_dir = get_str(o, "triton_dir");
 	r->triton_launch = get_str(o, "triton_launch");
 	r->calib_db = get_str(o, "calib_db");

@@ -47,6 +47,7 @@ struct worker_request {
 	char *save_cubin;             /* absolute path, or NULL */
 	char *only_case;
 	char *export_dir;             /* absolute path, or NULL */
+	int export_perf_row;          /* engine_options.export_perf_row */
 	int no_derived;               /* engine_options.no_derived */
 	int fuzz;                     /* engine_options.fuzz */
 	char *sanitize;               /* run under compute-sanitizer with this tool, or NULL */

@@ -10,6 +10,14 @@ the same inputs through the task's crosscheck.call, and compares each output wit
 reference under KernelBenchX's tolerances: rtol = atol = 5e-3 for f16/bf16, 1e-5 for f32/f64,
 exact for integers and bool, NaN equal to NaN; metric thresholds (cosine, l1_relative, rmse)
 where the task's [tolerance] gives them. Needs a CUDA GPU, PyTorch and NumPy.
+
+With --perf it checks the perf rows instead: `kbx export --perf-row N` writes kbx's inputs for
+row N (drawn on the host; rows whose inputs and outputs exceed --max-bytes are skipped and
+listed), its reference's outputs, and the rtol/atol kbx holds each output to at that row (the
+cases' tolerance with the task's [tolerance.perf] bound on top); the PyTorch function's outputs
+on those inputs are judged with them. Where PyTorch fails, the bound (or the reference, or the
+perf inputs) is wrong, not PyTorch (issue 22). --rows picks rows ("all", "last:N", "1,3,5"),
+--budget stops starting tasks after that many seconds (the rest are listed as not run).
 """
 import argparse
 import configparser
@@ -157,56 +165,97 @@ def compare(ours, theirs, dtype, rtol, atol, metric):
     return bad == 0, f"{bad} of {a.size} outside tol, max abs {worst:.3g}", worst
 
 
+def perf_rows(spec, nrows):
+    """The 1-based perf rows that --rows names: "all", "last:N" or a list "1,3,5"."""
+    if spec in (None, "", "all"):
+        return list(range(1, nrows + 1))
+    if spec.startswith("last:"):
+        k = int(spec[5:])
+        return list(range(max(1, nrows - k + 1), nrows + 1))
+    return [r for r in (int(x) for x in spec.split(",") if x.strip()) if 1 <= r <= nrows]
+
+
+def task_perf_rows(args, task_id):
+    out = subprocess.run([args.kbx, "show", task_id, "--json"], capture_output=True, text=True)
+    return json.loads(out.stdout).get("perf_rows", 0) if out.returncode == 0 else 0
+
+
 def check_task(args, task_dir, category, name):
     call = load_crosscheck(task_dir)
     if call is None:
         return None
     fn = kernelbenchx_function(args.kernelbenchx, category, name)
-    results = []
+    if args.perf:
+        results = []
+        for row in perf_rows(args.rows, task_perf_rows(args, f"{category}/{name}")):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp, "--perf-row", str(row),
+                                      "--max-bytes", str(args.max_bytes)], capture_output=True, text=True)
+                if out.returncode == 3:  # over the byte budget: listed, not judged
+                    results.append((f"perf{row}", None, "over --max-bytes", 0.0))
+                    continue
+                if not os.path.exists(os.path.join(tmp, f"perf{row}", "manifest.json")):
+                    results.append((f"perf{row}:export", False, out.stderr.strip()[-300:], float("inf")))
+                    continue
+                results += judge_exports(tmp, task_dir, call, fn, True)
+        return results
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp], capture_output=True, text=True)
         if out.returncode != 0:
             return [("export", False, out.stderr.strip()[-300:], float("inf"))]
-        for case in sorted(os.listdir(tmp)):
-            with open(os.path.join(tmp, case, "manifest.json")) as fh:
-                m = json.load(fh)
-            a = dict(m["bindings"])
-            refs = {}
-            for arg in m["args"]:
-                files = arg["files"]
-                if "input" in files:
-                    arr = np.load(os.path.join(tmp, case, files["input"]))
-                    t = torch.from_numpy(arr).to(DEVICE)
-                    if arg["dtype"] == "bf16":
-                        t = t.to(torch.bfloat16)
-                    a[arg["name"]] = t
-                if "reference" in files:
-                    refs[arg["name"]] = (arg["dtype"], np.load(os.path.join(tmp, case, files["reference"])))
-            try:
-                theirs = call(fn, a, torch)
-            except Exception as e:  # a case PyTorch rejects is reported, not hidden
-                results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
-                continue
-            if theirs is None:  # the task's call() says why: a stochastic case (dropout with
-                # PyTorch's own generator) or an input PyTorch refuses (its crosscheck.py comments)
-                results.append((case, None, "skipped by the task's crosscheck.py", 0.0))
-                continue
-            eig = eig_roles(task_dir)
-            if eig and set(theirs) == {eig["values"], eig["vectors"]}:
-                ok, why, err = eig_property(eig, a, refs, theirs)
-                results.append((f"{case}:eig", ok, why, err))
-                continue
-            for arg_name, value in theirs.items():
-                dtype, ours = refs[arg_name]
-                t = value.detach()
-                if t.dtype == torch.bfloat16:
-                    t = t.float()
-                rtol, atol, metric = tolerance(task_dir, dtype)
-                ptol = property_tolerance(task_dir, arg_name, a, ours)
-                if ptol is not None:  # judged like kbx's property verifier judges it
-                    rtol, atol = ptol
-                ok, why, err = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
-                results.append((f"{case}:{arg_name}", ok, why, err))
+        return judge_exports(tmp, task_dir, call, fn, False)
+
+
+def judge_exports(tmp, task_dir, call, fn, perf):
+    """Call the PyTorch function on every exported case (or perf row) under tmp and judge its
+    outputs against kbx's reference: at a perf row with the rtol/atol the manifest says kbx holds
+    that output to, at a case with KernelBenchX's tolerance as before."""
+    results = []
+    for case in sorted(os.listdir(tmp)):
+        with open(os.path.join(tmp, case, "manifest.json")) as fh:
+            m = json.load(fh)
+        a = dict(m["bindings"])
+        refs = {}
+        for arg in m["args"]:
+            files = arg["files"]
+            if "input" in files:
+                arr = np.load(os.path.join(tmp, case, files["input"]))
+                t = torch.from_numpy(arr).to(DEVICE)
+                if arg["dtype"] == "bf16":
+                    t = t.to(torch.bfloat16)
+                a[arg["name"]] = t
+            if "reference" in files:
+                refs[arg["name"]] = (arg["dtype"], np.load(os.path.join(tmp, case, files["reference"])))
+        try:
+            theirs = call(fn, a, torch)
+        except Exception as e:  # a case PyTorch rejects is reported, not hidden
+            results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
+            continue
+        if theirs is None:  # the task's call() says why: a stochastic case (dropout with
+            # PyTorch's own generator) or an input PyTorch refuses (its crosscheck.py comments)
+            results.append((case, None, "skipped by the task's crosscheck.py", 0.0))
+            continue
+        eig = eig_roles(task_dir)
+        if eig and set(theirs) == {eig["values"], eig["vectors"]}:
+            ok, why, err = eig_property(eig, a, refs, theirs)
+            results.append((f"{case}:eig", ok, why, err))
+            continue
+        for arg_name, value in theirs.items():
+            dtype, ours = refs[arg_name]
+            t = value.detach()
+            if t.dtype == torch.bfloat16:
+                t = t.float()
+            rtol, atol, metric = tolerance(task_dir, dtype)
+            held = perf and next((x for x in m["args"] if x["name"] == arg_name and "atol" in x), None)
+            if held and not metric:  # kbx's own bound at this row ([tolerance.perf] on top)
+                rtol, atol = held["rtol"], held["atol"]
+            ptol = property_tolerance(task_dir, arg_name, a, ours)
+            if ptol is not None:  # judged like kbx's property verifier judges it
+                rtol, atol = ptol
+            ok, why, err = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
+            if perf and not ok and m.get("bound"):
+                why += f" (bound {m['bound']})"
+            results.append((f"{case}:{arg_name}", ok, why, err))
     return results
 
 
@@ -241,6 +290,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per task")
     ap.add_argument("--out")
+    ap.add_argument("--perf", action="store_true", help="check the perf rows (kbx export --perf-row) instead of the cases")
+    ap.add_argument("--rows", default="all", help='with --perf: "all", "last:N" or "1,3,5"')
+    ap.add_argument("--max-bytes", type=float, default=8e9,
+                    help="with --perf: skip rows whose inputs and outputs take more host memory than this")
+    ap.add_argument("--budget", type=float, default=0, help="seconds; start no task after this (0: no limit)")
     args = ap.parse_args()
     if args.one:
         print(json.dumps(run_one(args, args.one)))
@@ -259,9 +313,16 @@ def main():
 
     # Each task in its own process: a device-side assert in PyTorch poisons its CUDA context for
     # good, and must not take the tasks after it down too.
+    import time
+    start = time.monotonic()
+
     def one(task_id):
+        if args.budget and time.monotonic() - start > args.budget:
+            return (task_id, "not run", 0, 0, 0.0, f"time budget of {args.budget:.0f} s spent")
         cmd = [sys.executable, os.path.abspath(__file__), "--kbx", args.kbx, "--kernelbenchx", args.kernelbenchx,
                "--tasks", args.tasks, "--one", task_id]
+        if args.perf:
+            cmd += ["--perf", "--rows", args.rows, "--max-bytes", str(args.max_bytes)]
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -278,8 +339,9 @@ def main():
     # difference from PyTorch over them (rmse for metric-checked tasks)
     for task_id, status, good, total, worst, note in table:
         print(f"{task_id:48} {status:8} {good:>4}/{total:<4} {worst:9.2g}  {note}")
-    counts = {k: sum(1 for r in table if r[1] == k) for k in ("pass", "FAIL", "skipped")}
-    print(f"{counts['pass']} pass, {counts['FAIL']} FAIL, {counts['skipped']} skipped of {len(table)} tasks")
+    counts = {k: sum(1 for r in table if r[1] == k) for k in ("pass", "FAIL", "skipped", "not run")}
+    print(f"{counts['pass']} pass, {counts['FAIL']} FAIL, {counts['skipped']} skipped, {counts['not run']} not run "
+          f"(budget) of {len(table)} tasks")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump([dict(zip(("task", "result", "passed", "total", "max_err", "notes"), r)) for r in table], fh,

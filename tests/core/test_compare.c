@@ -49,6 +49,20 @@ static void test_tolerance_defaults(void **state)
 	assert_true(rtol == 0 && atol == 0);
 	compare_tolerance(&default_tol, DT_BOOL, &rtol, &atol);
 	assert_true(rtol == 0 && atol == 0);
+	/* a perf row's bound ([tolerance.perf]) is a floor: it loosens, never tightens, and leaves
+	 * integers exact */
+	t.atol = 1e-5;
+	t.perf_atol = 3e-4;
+	t.perf_rtol = 1e-4;
+	compare_tolerance(&t, DT_F32, &rtol, &atol);
+	assert_true(rtol == 1e-3 && atol == 3e-4);
+	compare_tolerance(&t, DT_F16, &rtol, &atol);
+	assert_true(rtol == 1e-3 && atol == 3e-4);
+	t.perf_atol = 1e-6;
+	compare_tolerance(&t, DT_F32, &rtol, &atol);
+	assert_true(atol == 1e-5);
+	compare_tolerance(&t, DT_I64, &rtol, &atol);
+	assert_true(rtol == 0 && atol == 0);
 }
 
 static void test_f32_boundary(void **state)

@@ -148,6 +148,11 @@ static void test_names_and_functions(void **state)
 	check_int("pow2(0)", 1);
 	check_int("pow2(62)", 4611686018427387904LL);
 	check_float("pow2(0.5)", sqrt(2.0));
+	check_float("sqrt(16)", 4.0);
+	check_float("1e-5 * sqrt(8192)", 1e-5 * sqrt(8192.0));
+	check_float("sqrt(0)", 0.0);
+	check_float("log2(1024)", 10.0);
+	check_float("log2(3.0)", log2(3.0));
 	check_int("  cdiv ( n ,256 )  ", 4);
 	check_int("sms * 2", 264);
 	check_int("pow2(m) * cdiv(n, pow2(8))", 32);
@@ -234,8 +239,8 @@ static void test_name_errors(void **state)
 	check_error("foo + 1", KBX_EPARSE, 0, "unknown name 'foo'");
 	check_error("n + bar", KBX_EPARSE, 4, "unknown name 'bar'");
 	check_error("N", KBX_EPARSE, 0, "unknown name 'N'"); /* case-sensitive */
-	check_error("sqrt(4)", KBX_EPARSE, 0, "unknown function 'sqrt'");
-	check_error("1 + foo(n)", KBX_EPARSE, 4, "unknown function 'foo' (expected cdiv, min, max or pow2)");
+	check_error("sqr(4)", KBX_EPARSE, 0, "unknown function 'sqr'");
+	check_error("1 + foo(n)", KBX_EPARSE, 4, "unknown function 'foo' (expected cdiv, min, max, pow2, sqrt or log2)");
 	check_error("cdiv(1)", KBX_EPARSE, 0, "'cdiv' takes 2 arguments, not 1");
 	check_error("cdiv(1, 2, 3)", KBX_EPARSE, 0, "not 3");
 	check_error("pow2()", KBX_EPARSE, 0, "'pow2' takes 1 argument, not 0");
@@ -253,6 +258,9 @@ static void test_value_errors(void **state)
 	check_error("n / zero", KBX_EINVAL, 2, "division by zero");
 	check_error("3 + cdiv(5, 0)", KBX_EINVAL, 4, "division by zero");
 	check_error("pow2(-1)", KBX_EINVAL, 0, "pow2 of a negative number");
+	check_error("sqrt(-1)", KBX_EINVAL, 0, "sqrt of a negative number");
+	check_error("log2(0)", KBX_EINVAL, 0, "log2 of a number <= 0");
+	check_error("sqrt(1, 2)", KBX_EPARSE, 0, "'sqrt' takes 1 argument, not 2");
 }
 
 static void test_overflow(void **state)

@@ -540,6 +540,57 @@ static void test_diagdom(void **state)
 	free(r);
 }
 
+/* symmetric(lo, hi): A = A^T in every matrix of a batch, in [lo, hi), the upper triangle (and
+ * diagonal) drawn as uniform(lo, hi) at the element's own index; batches differ */
+static void test_symmetric(void **state)
+{
+	long long shape[3] = { 3, 17, 17 }, rect[2] = { 4, 5 };
+	size_t n = 3 * 289, b, i, j;
+	struct gen_spec g = parse_ok("symmetric(-2, 3)");
+	float *a = xmalloc(n * sizeof(float));
+	double *u = fill_f64("uniform(-2, 3)", n, 22);
+	char *text = gen_format(&g);
+
+	assert_string_equal(text, "symmetric(-2, 3)");
+	free(text);
+	assert_int_equal(gen_fill(&g, DT_F32, a, n, shape, 3, 22), KBX_OK);
+	for (b = 0; b < 3; b++)
+		for (i = 0; i < 17; i++)
+			for (j = 0; j < 17; j++) {
+				size_t k = b * 289 + i * 17 + j, up = b * 289 + (i < j ? i * 17 + j : j * 17 + i);
+
+				assert_true(a[k] == a[b * 289 + j * 17 + i]);
+				assert_true(a[k] >= -2 && a[k] < 3);
+				assert_true(a[k] == (float)u[up]);
+			}
+	assert_true(a[1] != a[289 + 1]);
+	assert_int_not_equal(gen_check(&g, DT_F32, rect, 2), KBX_OK);
+	assert_int_not_equal(gen_check(&g, DT_I32, shape, 3), KBX_OK);
+	free(a);
+	free(u);
+	kbx_clear_error();
+	assert_int_not_equal(gen_parse("symmetric(1, 1)", &g), KBX_OK);
+	assert_non_null(strstr(kbx_last_error(), "lo < hi"));
+}
+
+/* diagdom is elementwise: a matrix larger than spd's 2^28 entries' limit is fine (only a
+ * corner is looked at: the values do not depend on the matrix's neighbours) */
+static void test_diagdom_large(void **state)
+{
+	long long shape[2] = { 16385, 16385 };
+	size_t n = (size_t)16385 * 16385;
+	struct gen_spec g = parse_ok("diagdom(0.5)");
+	float *a = malloc(n * sizeof(float));
+
+	if (!a)
+		skip();
+	assert_int_equal(gen_fill(&g, DT_F32, a, n, shape, 2, 23), KBX_OK);
+	assert_true(a[0] > 8192.5f - 10 && a[0] < 8192.5f + 10);
+	assert_true(a[n - 1] > 8192.5f - 10);
+	assert_true(fabsf(a[1]) < 10 && fabsf(a[16385]) < 10);
+	free(a);
+}
+
 static void test_check_dtype_and_shape(void **state)
 {
 	struct gen_spec g;
@@ -648,6 +699,8 @@ int main(void)
 		cmocka_unit_test(test_values_and_constants),
 		cmocka_unit_test(test_special),
 		cmocka_unit_test(test_spd),
+		cmocka_unit_test(test_symmetric),
+		cmocka_unit_test(test_diagdom_large),
 		cmocka_unit_test(test_spd_f32_symmetric),
 		cmocka_unit_test(test_diagdom),
 		cmocka_unit_test(test_check_dtype_and_shape),

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,54 @@ static void test_tolerance_and_verifier(void **state)
 	free(ini);
 }
 
+/* [tolerance.perf]: evaluated per perf row, a floor on the float tolerance, described for messages. */
+static void test_perf_tolerance(void **state)
+{
+	char *ini = make_ini("ptol", 0, NULL, 0, NULL,
+			     "[tolerance]\nrtol = 1e-5\n[tolerance.perf]\n; 1e-5 per sqrt of the length\n"
+			     "atol = 1e-5 * sqrt(n)\nrtol = 2e-5\n");
+	struct task *t;
+	struct problem p;
+	struct tolerance tol;
+	char why[256];
+	int row;
+
+	write_task_at(root, "Math", "ptol", ini, strlen(ini), 1);
+	if (task_load(root, "Math", "ptol", &t) != KBX_OK)
+		fail_msg("%s", kbx_last_error());
+	assert_string_equal(t->perf_tol.atol, "1e-5 * sqrt(n)");
+	assert_int_equal(t->perf_tol.atol_line, 31);
+	for (row = 0; row < t->perf.nrows; row++) {
+		long long n = 16LL << row;
+		char want[128];
+
+		assert_int_equal(problem_from_perf(t, row, &p), KBX_OK);
+		assert_int_equal(task_perf_tolerance(t, &p.env, &tol, why, sizeof(why)), KBX_OK);
+		assert_true(fabs(tol.perf_atol - 1e-5 * sqrt((double)n)) < 1e-15);
+		assert_true(tol.perf_rtol == 2e-5);
+		/* the case tolerance is kept; the floors come on top */
+		assert_true(tol.rtol == 1e-5 && tol.atol < 0);
+		snprintf(want, sizeof(want), "rtol 2e-05 (2e-5), atol %.3g (1e-5 * sqrt(n), n = %lld)", 1e-5 * sqrt((double)n), n);
+		assert_string_equal(why, want);
+		problem_free(&p);
+	}
+	task_free(t);
+	free(ini);
+
+	/* without the section: the task's tolerance and no description */
+	ini = make_ini("ptol_none", 0, NULL, 0, NULL, NULL);
+	write_task_at(root, "Math", "ptol_none", ini, strlen(ini), 1);
+	assert_int_equal(task_load(root, "Math", "ptol_none", &t), KBX_OK);
+	assert_int_equal(problem_from_perf(t, 0, &p), KBX_OK);
+	why[0] = 'x';
+	assert_int_equal(task_perf_tolerance(t, &p.env, &tol, why, sizeof(why)), KBX_OK);
+	assert_string_equal(why, "");
+	assert_true(tol.perf_atol == 0 && tol.perf_rtol == 0);
+	problem_free(&p);
+	task_free(t);
+	free(ini);
+}
+
 /* Long values over indented lines: a values() list split over three lines. */
 static void test_continuation_lines(void **state)
 {
@@ -422,6 +471,22 @@ static const struct broken broken[] = {
 	{ "distribution_without_verifier", 9, "verifier = distribution", 0, NULL, NULL, 0, "needs a [verifier] section" },
 	{ "integer_scalar", 20, "n = 4.5", 0, NULL, NULL, 20, "needs an integer" },
 	{ "spd_not_square", 17, "x = spd", 0, NULL, NULL, 17, "square matrix" },
+	{ "perf_tol_key", 0, NULL, 0, NULL, "[tolerance.perf]\natol = 1e-5\ncosine_sim = 0.9\n", 29,
+	  "unknown key 'cosine_sim' in [tolerance.perf]" },
+	{ "perf_tol_syntax", 0, NULL, 0, NULL, "[tolerance.perf]\natol = 1e-5 * sqrt(n\n", 28, "[tolerance.perf]" },
+	{ "perf_tol_function", 0, NULL, 0, NULL, "[tolerance.perf]\natol = 1e-5 * root(n)\n", 28, "unknown function 'root'" },
+	{ "perf_tol_name", 0, NULL, 0, NULL, "[tolerance.perf]\natol = 1e-5 * sqrt(k)\n", 28, "unknown name 'k'" },
+	{ "perf_tol_negative", 0, NULL, 0, NULL, "[tolerance.perf]\nrtol = 1e-5 * (8 - n)\n", 28,
+	  "expected a finite value >= 0" },
+	{ "perf_tol_sqrt_negative", 0, NULL, 0, NULL, "[tolerance.perf]\natol = sqrt(40 - n)\n", 28,
+	  "sqrt of a negative number" },
+	{ "perf_tol_empty_value", 0, NULL, 0, NULL, "[tolerance.perf]\natol =\n", 28, "expected an expression for 'atol'" },
+	{ "perf_tol_empty", 0, NULL, 0, NULL, "[tolerance.perf]\n", 27, "has neither rtol nor atol" },
+	{ "perf_tol_metric", 0, NULL, 0, NULL, "[tolerance]\ncosine_sim = 0.9\n[tolerance.perf]\natol = 1e-3\n", 29,
+	  "metric thresholds" },
+	{ "perf_tol_distribution", 9, "verifier = distribution", 0, NULL,
+	  "[verifier]\noutput = y\nlaw = uniform01\nseed_arg = n\n[tolerance.perf]\natol = 1e-3\n", 31,
+	  "is for the elementwise verifier" },
 };
 
 static void test_broken_tasks(void **state)
@@ -749,6 +814,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_task),
 		cmocka_unit_test(test_tolerance_and_verifier),
+		cmocka_unit_test(test_perf_tolerance),
 		cmocka_unit_test(test_continuation_lines),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_broken_tasks),

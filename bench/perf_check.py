@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Every announced verdict at every perf row, in shards with a time budget (issue 22).
+
+usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
+                           [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
+                           [--rows N] [--timeout S] [--launch-timeout S] [--list] [--out FILE]
+
+The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
+tests/gpu/check_task.sh reads them) and tests/adversarial/*.cu (`// @kbx task`, `expect`,
+`because` and `args`, as tests/adversarial/README.md describes). Each runs through
+`kbx run TASK FILE --json --no-history --warmup 0 --rep 0`: every case, then every perf row with
+its correctness check and the check after timing, timed as briefly as kbx can. A pass example
+must pass everywhere; a wrong one must still fail (and an adversarial one with a message that
+matches its `because`). The sources are dealt round-robin to the shards (--shard 2/4: the second
+of four), so that every shard gets large and small tasks alike; --budget stops starting sources
+after S seconds and lists the rest as not run, so a shard fits one device call. --jobs runs that
+many at once (round-robin over --gpus): the timings are not what is checked here.
+
+Output: one line per source as it finishes, then a table of the failures (source, expected, got,
+message) and a summary line; exit 1 when any source got another verdict than announced.
+--list prints the shard's sources without running anything (no GPU needed).
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def header(path, key):
+    """The value of the first `// @kbx KEY value` line of a source, or None."""
+    pat = re.compile(r"^// @kbx " + key + r"\s+(.*?)\s*$")
+    with open(path, errors="replace") as fh:
+        for line in fh:
+            m = pat.match(line)
+            if m:
+                return m.group(1)
+    return None
+
+
+def task_sources(tasks, only, bound_only):
+    """(task id, file, expected verdict, because regex, extra args) of the catalogue."""
+    out = []
+    for ini in sorted(glob.glob(os.path.join(tasks, "*", "*", "task.ini"))):
+        tdir = os.path.dirname(ini)
+        tid = "/".join(tdir.split(os.sep)[-2:])
+        if only and tid not in only and tid.split("/")[1] not in only:
+            continue
+        with open(ini, errors="replace") as fh:
+            text = fh.read()
+        if "[perf]" not in text:
+            continue
+        if bound_only and "[tolerance.perf]" not in text:
+            continue
+        out.append((tid, os.path.join(tdir, "reference.cu"), "pass", None, []))
+        for ex in sorted(glob.glob(os.path.join(tdir, "examples", "*.cu"))):
+            want = header(ex, "expect")
+            if want:
+                out.append((tid, ex, want.split()[0], None, []))
+    return out
+
+
+def adversarial_sources(srcdir, only):
+    out = []
+    for cu in sorted(glob.glob(os.path.join(srcdir, "tests", "adversarial", "*.cu"))):
+        tid, want = header(cu, "task"), header(cu, "expect")
+        if not tid or not want or (only and tid not in only and tid.split("/")[1] not in only):
+            continue
+        args = (header(cu, "args") or "").split()
+        # its own --rows (a replayer caught only after timing) stays; the rest run every row
+        out.append((tid, cu, want.split()[0], header(cu, "because"), args))
+    return out
+
+
+def shard_of(items, spec):
+    i, n = (int(x) for x in spec.split("/"))
+    return [it for k, it in enumerate(items) if k % n == i - 1]
+
+
+def run_one(args, item, gpu):
+    tid, path, want, because, extra = item
+    cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"]
+    if args.rows and "--rows" not in extra:
+        cmd += ["--rows", str(args.rows)]
+    if args.launch_timeout and "--launch-timeout" not in extra:
+        cmd += ["--launch-timeout", str(args.launch_timeout)]
+    if gpu is not None:
+        cmd += ["--device", str(gpu)]
+    cmd += extra
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        d = json.loads(p.stdout)
+        got, msg = d.get("verdict", "none"), (d.get("summary") or {}).get("message") or ""
+    except subprocess.TimeoutExpired:
+        got, msg = "none", f"kbx did not finish in {args.timeout:.0f} s"
+    except (ValueError, TypeError):
+        got, msg = "none", (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
+    ok = got == want and (not because or re.search(because, msg) is not None)
+    return dict(task=tid, source=os.path.relpath(path), expected=want, got=got, ok=ok, message=msg,
+                seconds=round(time.monotonic() - t0, 1))
+
+
+def main():
+    srcdir = os.environ.get("KBX_SRCDIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kbx", default=os.path.join(os.environ.get("KBX_BUILDDIR", "."), "kbx"))
+    ap.add_argument("--tasks", default=os.environ.get("KBX_TASKS", os.path.join(srcdir, "tasks")))
+    ap.add_argument("--shard", default="1/1")
+    ap.add_argument("--budget", type=float, default=0, help="seconds; start no source after this (0: no limit)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--gpus", default="", help="device numbers to deal the jobs to (default: kbx's)")
+    ap.add_argument("--only", nargs="*", help="tasks (Cat/name or name)")
+    ap.add_argument("--bound-only", action="store_true", help="only tasks that declare [tolerance.perf]")
+    ap.add_argument("--no-adversarial", action="store_true")
+    ap.add_argument("--rows", type=int, default=0, help="only the last N perf rows (0: all)")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per source")
+    ap.add_argument("--launch-timeout", type=float, default=0)
+    ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
+    ap.add_argument("--out", help="write the results as JSON")
+    args = ap.parse_args()
+    m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        ap.error(f"bad --shard '{args.shard}': expected I/N with 1 <= I <= N")
+
+    items = task_sources(args.tasks, args.only, args.bound_only)
+    if not args.no_adversarial and not args.bound_only:
+        items += adversarial_sources(srcdir, args.only)
+    items = shard_of(items, args.shard)
+    if args.list:
+        for tid, path, want, because, extra in items:
+            print(f"{tid:48} {want:14} {os.path.relpath(path)}{' ' + ' '.join(extra) if extra else ''}")
+        print(f"{len(items)} sources in shard {args.shard}")
+        return 0
+
+    gpus = [int(g) for g in args.gpus.split(",") if g.strip()] or [None]
+    start = time.monotonic()
+    results, skipped = [], []
+
+    def job(k_item):
+        k, item = k_item
+        if args.budget and time.monotonic() - start > args.budget:
+            skipped.append(item)
+            return None
+        r = run_one(args, item, gpus[k % len(gpus)])
+        print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['source']}: expected {r['expected']}, got {r['got']} "
+              f"({r['seconds']} s){'' if r['ok'] else ': ' + r['message'][:200]}", flush=True)
+        return r
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        results = [r for r in ex.map(job, enumerate(items)) if r]
+    bad = [r for r in results if not r["ok"]]
+    if bad:
+        print(f"\n{'source':64} {'expected':10} {'got':14} message")
+        for r in bad:
+            print(f"{r['source']:64} {r['expected']:10} {r['got']:14} {r['message'][:300]}")
+    print(f"\nshard {args.shard}: {len(results) - len(bad)} ok, {len(bad)} FAIL, {len(skipped)} not run (budget "
+          f"{args.budget:.0f} s) of {len(items)} sources in {time.monotonic() - start:.0f} s")
+    for item in skipped:
+        print(f"not run: {os.path.relpath(item[1])}")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump(dict(shard=args.shard, results=results, not_run=[os.path.relpath(i[1]) for i in skipped]), fh,
+                      indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
