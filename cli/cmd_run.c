@@ -438,6 +438,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	o.triton_dir = req.triton_dir;
 	o.triton_launch = req.triton_launch;
 	ann.cal = run_calibration(&req, &cal);
+	o.calib = ann.cal;
 	ann.tensor = calibrate_task_tensor(t);
 	annotated = calibrate_annotator_events(&ann);
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,

@@ -17,6 +17,7 @@
 
 #include "derive.h"
 #include "abi.h"
+#include "ceiling.h"
 #include "devgen.h"
 #include "golden.h"
 #include "gpu.h"
@@ -90,6 +91,7 @@ struct run {
 	const struct compile_cache *cache;
 	struct devgen *devgen;      /* the GPU input generator (perf rows), once loaded */
 	int devgen_failed;          /* it could not be built: perf rows draw on the host */
+	struct ceiling ceiling;     /* the timing ceilings of this task on this device (perf rows) */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -1786,23 +1788,15 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		pr->gbps = pr->bytes / (pr->cand.median * 1e-3) / 1e9;
 	else
 		pr->gbps = -1;
-	/* Every output element must be written: writing the outputs faster than the memory allows
-	 * means the timing is wrong (work skipped, results replayed), whatever the outputs say. The
-	 * task's bytes formula cannot be the floor: KernelBenchX counts PyTorch's unfused traffic
-	 * (fused_add_gelu: 5 passes where a fused kernel needs 3), and some tasks need not read all
-	 * of their inputs (index_select). */
-	if (r->info.peak_gbps > 0 && pr->cand.median > 0) {
-		double floor_bytes = 0, floor_gbps;
-		int i;
+	/* Faster than the hardware allows means the timing is wrong (work skipped, results replayed),
+	 * whatever the outputs say (ceiling.h). */
+	{
+		char why[512];
 
-		for (i = 0; i < c.pb.nbufs; i++)
-			if (c.pb.bufs[i].arg->dir != ARG_IN)
-				floor_bytes += (double)c.pb.bufs[i].bytes;
-		floor_gbps = floor_bytes / (pr->cand.median * 1e-3) / 1e9;
-		if (floor_gbps > 1.05 * r->info.peak_gbps) {
-			r->sum.warnings |= WARN(W_IMPOSSIBLE_TIMING);
-			emit_log(r, "perf row %d: writing the outputs alone would take %.0f GB/s, above the device's peak of "
-				 "%.0f GB/s; no speedup is reported", row + 1, floor_gbps, r->info.peak_gbps);
+		if (ceiling_check(&r->ceiling, pr->cand.median, ceiling_min_bytes(r->t, &c.pb), pr->flops, why,
+				  sizeof(why))) {
+			pr->impossible = 1;
+			pr->message = xstrdup(why);
 		}
 	}
 	if (pr->flops >= 0 && pr->cand.median > 0)
@@ -2140,6 +2134,15 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		if (st)
 			goto out;
 		gpu_reset_persisting_l2(r->gpu);
+		ceiling_init(&r->ceiling, &r->info, r->o->calib, t);
+		if (r->ceiling.tflops > 0)
+			emit_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), %.1f TFLOP/s (%s %s peak x %.2f)", r->ceiling.gbps,
+				 r->ceiling.gbps_from, CEILING_BW_MARGIN, r->ceiling.tflops, r->ceiling.tflops_from,
+				 ceiling_unit_name(r->ceiling.unit), CEILING_FLOP_MARGIN);
+		else
+			emit_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), no FLOP ceiling (%s)", r->ceiling.gbps,
+				 r->ceiling.gbps_from, CEILING_BW_MARGIN,
+				 t->perf.flop_ceiling_off ? t->perf.flop_ceiling_off : "no peak known for this device");
 	}
 	{
 		double cand = 0, ref = 0, gold = 0;
@@ -2167,6 +2170,12 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 				perf_result_free(&pr);
 				goto out;
 			}
+			if (pr.impossible) {
+				finish(r, V_IMPOSSIBLE_TIMING, "perf row %d (input_size %s): %s; no speedup is reported", i + 1,
+				       pr.input_size, pr.message);
+				perf_result_free(&pr);
+				goto out;
+			}
 			cand += pr.cand.median;
 			ref += pr.ref.median;
 			if (pr.golden_ms >= 0)
@@ -2177,12 +2186,12 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		}
 		r->sum.cand_ms_sum = cand;
 		r->sum.ref_ms_sum = ref;
-		if (cand > 0 && !(r->sum.warnings & WARN(W_IMPOSSIBLE_TIMING)))
+		if (cand > 0)
 			r->sum.speedup_ref = ref / cand;
 		if (grows && first > 0)
 			emit_log(r, "speedup vs golden needs every perf row; %d of %d were timed", t->perf.nrows - first,
 				 t->perf.nrows);
-		if (grows && all_timed && cand > 0 && first == 0 && !(r->sum.warnings & WARN(W_IMPOSSIBLE_TIMING))) {
+		if (grows && all_timed && cand > 0 && first == 0) {
 			r->sum.golden_ms_sum = gold;
 			r->sum.speedup_golden = gold / cand;
 		}

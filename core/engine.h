@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "bench.h"
+#include "calibrate.h"
 #include "events.h"
 #include "status.h"
 #include "task.h"
@@ -49,6 +50,8 @@ struct engine_options {
 	int sanitize;                 /* running under compute-sanitizer: no guard zones */
 	const char *triton_dir;       /* the candidate is this Triton cache entry (triton.h), not source */
 	const char *triton_launch;    /* its launch line; NULL: DIR/kbx-launch.txt */
+	const struct calibration *calib; /* this GPU's stored calibration for the timing ceilings
+	                               * (ceiling.h), or NULL: the datasheet figures alone */
 };
 
 void engine_options_default(struct engine_options *o);
