@@ -53,7 +53,7 @@ struct eval_ctx {
 	FILE *progress;
 	const char *name;               /* the evaluation, as runs record it: its --out folder */
 	int quiet, tty;
-	int pass, wrong, other;
+	int pass, wrong, impossible, other;
 	double t0;
 };
 
@@ -219,8 +219,8 @@ static void progress_bar(struct eval_ctx *ctx, int finished, int total)
 	fputc('[', stderr);
 	for (i = 0; i < width; i++)
 		fputc(i < fill ? '#' : '.', stderr);
-	fprintf(stderr, "] %d/%d  pass %d  wrong %d  other %d  %.0fs, eta %.0fs ", finished, total, ctx->pass,
-		ctx->wrong, ctx->other, el, eta);
+	fprintf(stderr, "] %d/%d  pass %d  wrong %d  too fast %d  other %d  %.0fs, eta %.0fs ", finished, total,
+		ctx->pass, ctx->wrong, ctx->impossible, ctx->other, el, eta);
 	if (finished == total)
 		fputc('\n', stderr);
 	fflush(stderr);
@@ -241,6 +241,8 @@ static void item_done(const struct eval_record *rec, int finished, int total, vo
 		ctx->pass++;
 	else if (!strcmp(rec->verdict, "wrong"))
 		ctx->wrong++;
+	else if (!strcmp(rec->verdict, "impossible_timing"))
+		ctx->impossible++;
 	else
 		ctx->other++;
 	if (ctx->quiet)

@@ -156,8 +156,9 @@ int cmd_history(struct cli *c, int argc, char **argv)
 			json_t *a = json_array();
 
 			for (i = 0; i < n; i++)
-				json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:s, s:o, s:f}", "task", ts[i].task_id,
+				json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:s, s:o, s:f}", "task", ts[i].task_id,
 								   "attempts", ts[i].attempts, "passes", ts[i].passes,
+								   "impossible_timing", ts[i].impossible,
 								   "last_verdict", verdict_name(ts[i].last_verdict),
 								   "best_speedup", num_or_null(ts[i].best_speedup),
 								   "last_at", ts[i].last_at));
@@ -166,14 +167,15 @@ int cmd_history(struct cli *c, int argc, char **argv)
 			json_decref(a);
 			free(ts);
 		} else {
-			printf("%-40s %8s %6s %-14s %9s  %s\n", "task", "attempts", "passes", "last", "best", "when");
+			printf("%-40s %8s %6s %8s %-17s %9s  %s\n", "task", "attempts", "passes", "too fast", "last", "best",
+			       "when");
 			for (i = 0; i < n; i++) {
 				char w[32], b[16];
 
 				when(ts[i].last_at, w, sizeof(w));
 				speed(ts[i].best_speedup, b, sizeof(b));
-				printf("%-40s %8d %6d %-14s %9s  %s\n", ts[i].task_id, ts[i].attempts, ts[i].passes,
-				       verdict_name(ts[i].last_verdict), b, w);
+				printf("%-40s %8d %6d %8d %-17s %9s  %s\n", ts[i].task_id, ts[i].attempts, ts[i].passes,
+				       ts[i].impossible, verdict_name(ts[i].last_verdict), b, w);
 			}
 			free(ts);
 			printf("\n");
@@ -188,9 +190,10 @@ int cmd_history(struct cli *c, int argc, char **argv)
 			json_t *a = json_array();
 
 			for (i = 0; i < n; i++)
-				json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i, s:o, s:o}", "category",
+				json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o}", "category",
 								   cs[i].category, "attempts", cs[i].attempts, "passes",
-								   cs[i].passes, "tasks_tried", cs[i].tasks_tried,
+								   cs[i].passes, "impossible_timing", cs[i].impossible,
+								   "tasks_tried", cs[i].tasks_tried,
 								   "tasks_passed", cs[i].tasks_passed, "best_speedup",
 								   num_or_null(cs[i].best_speedup), "median_speedup",
 								   num_or_null(cs[i].median_speedup)));
@@ -199,16 +202,16 @@ int cmd_history(struct cli *c, int argc, char **argv)
 			json_decref(a);
 			free(cs);
 		} else {
-			printf("%-16s %8s %9s %12s %9s %9s\n", "category", "attempts", "pass rate", "tasks passed", "best",
-			       "median");
+			printf("%-16s %8s %9s %8s %12s %9s %9s\n", "category", "attempts", "pass rate", "too fast",
+			       "tasks passed", "best", "median");
 			for (i = 0; i < n; i++) {
 				char b[16], m[16];
 
 				speed(cs[i].best_speedup, b, sizeof(b));
 				speed(cs[i].median_speedup, m, sizeof(m));
-				printf("%-16s %8d %8.0f%% %6d/%-5d %9s %9s\n", cs[i].category, cs[i].attempts,
-				       cs[i].attempts ? 100.0 * cs[i].passes / cs[i].attempts : 0.0, cs[i].tasks_passed,
-				       cs[i].tasks_tried, b, m);
+				printf("%-16s %8d %8.0f%% %8d %6d/%-5d %9s %9s\n", cs[i].category, cs[i].attempts,
+				       cs[i].attempts ? 100.0 * cs[i].passes / cs[i].attempts : 0.0, cs[i].impossible,
+				       cs[i].tasks_passed, cs[i].tasks_tried, b, m);
 			}
 			if (!n)
 				printf("no runs yet: try `kbx run Activation/gelu`\n");

@@ -99,6 +99,15 @@ static json_t *task_json(const struct task *t, const char *root)
 	json_object_set_new(o, "golden_rows", golden);
 	if (t->perf.golden_off)
 		json_object_set_new(o, "golden_off", json_string(t->perf.golden_off));
+	if (t->perf.npartial_inputs) {
+		json_t *pi = json_array();
+
+		for (i = 0; i < t->perf.npartial_inputs; i++)
+			json_array_append_new(pi, json_string(t->perf.partial_inputs[i]));
+		json_object_set_new(o, "partial_inputs", pi);
+	}
+	if (t->perf.flop_ceiling_off)
+		json_object_set_new(o, "flop_ceiling_off", json_string(t->perf.flop_ceiling_off));
 	json_object_set_new(o, "reference", json_string(t->reference_path));
 	{
 		json_t *ex = json_array();
@@ -214,6 +223,15 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		if (t->perf.golden_off)
 			printf("           not used for speedups: %s\n", t->perf.golden_off);
 	}
+	/* what the impossible-timing ceilings leave out (core/ceiling.h) */
+	if (t->perf.npartial_inputs) {
+		printf("ceilings   inputs not read in full:");
+		for (i = 0; i < t->perf.npartial_inputs; i++)
+			printf("%s %s", i ? "," : "", t->perf.partial_inputs[i]);
+		printf("\n");
+	}
+	if (t->perf.flop_ceiling_off)
+		printf("%s no FLOP ceiling: %s\n", t->perf.npartial_inputs ? "          " : "ceilings  ", t->perf.flop_ceiling_off);
 	printf("reference  %s\n", t->reference_path);
 	for (i = 0; i < t->nexamples; i++)
 		printf("%s  %s\n", i ? "         " : "examples ", t->examples[i]);

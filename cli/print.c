@@ -186,6 +186,9 @@ static void tp_perf(void *ctx, const struct perf_result *r)
 	fprintf(p->out, "          %-4d %-24s %10.4g %10.1f %10s %10s %14s %14s\n", r->row + 1,
 		r->input_size ? r->input_size : "", r->cand.median,
 		r->cand.median > 0 ? 100 * (r->cand.p80 - r->cand.p20) / r->cand.median : 0, ref, g, gb, tf);
+	if (r->impossible)
+		fprintf(p->out, "          %s%-4s impossible timing: %s%s\n", paint(p, C_RED), "",
+			r->message ? r->message : "above a ceiling", paint(p, C_OFF));
 	if (!strcmp(r->bench_stop, "cap"))
 		fprintf(p->out, "          %s%-4s noise %.2f%% after %d samples: stopped at --max-time above the target%s\n",
 			paint(p, C_YELLOW), "", 100 * r->cand_rsd, r->cand.n, paint(p, C_OFF));

@@ -146,9 +146,13 @@ static void events_free(struct gpu *g, struct events *e)
 	free(e->end);
 }
 
+/* What precedes a call outside the events: prepare (every call), then the flush (timed calls
+ * and the estimate), so that what prepare wrote is out of L2 as the flush leaves it. */
 static enum kbx_status flush(const struct bench_call *c)
 {
-	return c->flush ? c->flush(c->ctx) : KBX_OK;
+	enum kbx_status st = c->prepare ? c->prepare(c->ctx) : KBX_OK;
+
+	return !st && c->flush ? c->flush(c->ctx) : st;
 }
 
 /* do_bench's estimate: one event pair around ESTIMATE_CALLS flushed calls. One shortcut: when
@@ -262,8 +266,12 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 	if (st)
 		return st;
 	n_warmup = bench_fixed_count(o->warmup_ms, out->est_ms, FIXED_CAP);
-	for (i = 0; i < n_warmup && !st; i++)
-		st = c->call(c->ctx);
+	for (i = 0; i < n_warmup && !st; i++) {
+		if (c->prepare)
+			st = c->prepare(c->ctx);
+		if (!st)
+			st = c->call(c->ctx);
+	}
 	/* The warm-up has brought the clocks up; the queue may still hold its calls, which is the
 	 * state the samples start in. */
 	nvml_read(c->nvml, &window.before);

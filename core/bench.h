@@ -3,9 +3,11 @@
  * options beyond it.
  *
  * A "call" is whatever the caller times (the engine: a program's whole launch sequence), a
- * "flush" what must precede each timed call outside its events (the engine: an L2 flush).
- * Every timed repetition is: flush, start event, call, end event; the samples are the events'
- * elapsed times. What differs between the modes is how many repetitions are timed and how they
+ * "prepare" what must precede every call, warm-up included (the engine: reset the outputs and
+ * scratch of the next of several input sets, so that nothing a call leaves behind serves the
+ * next), a "flush" what must precede each timed call (the engine: an L2 flush); both outside
+ * the events. Every timed repetition is: prepare, flush, start event, call, end event; the
+ * samples are the events' elapsed times. What differs between the modes is how many repetitions are timed and how they
  * are fed to the GPU (doc/timing.md has the whole method):
  *
  *   BENCH_FIXED   do_bench: estimate from 5 flushed calls, warm up for warmup_ms, then time
@@ -49,6 +51,7 @@ struct bench_call {
 	enum kbx_status (*flush)(void *ctx);   /* may be NULL */
 	struct nvml *nvml;                     /* clock readings before and after, or NULL */
 	double hint_ms;                        /* one call took this long before (0: unknown) */
+	enum kbx_status (*prepare)(void *ctx); /* may be NULL; before every call, flush or not */
 };
 
 struct bench_result {

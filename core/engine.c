@@ -17,6 +17,7 @@
 
 #include "derive.h"
 #include "abi.h"
+#include "ceiling.h"
 #include "devgen.h"
 #include "golden.h"
 #include "gpu.h"
@@ -37,6 +38,11 @@
 #define POISON_INT 0xA5
 #define POISON_FLOAT 0xFF   /* all-ones is a NaN in f16, bf16, f32 and f64 */
 #define FLUSH_MIN_BYTES (256u << 20)
+/* Timed calls rotate among this many complete buffer sets (different inputs, own outputs and
+ * scratch), where device memory allows: see timing_sets_open. */
+#define TIMING_SETS 3
+/* Device memory left free when adding timing sets: the larger of 1 GiB and this share. */
+#define TIMING_RESERVE_SHARE 0.05
 
 void engine_options_default(struct engine_options *o)
 {
@@ -94,6 +100,8 @@ struct run {
 	int devgen_failed;          /* it could not be built: perf rows draw on the host */
 	enum host_outcome host_outcome; /* how the host candidate's last call ended */
 	int host_calls;             /* checked calls so far (the first compiles its kernels) */
+	struct ceiling ceiling;     /* the timing ceilings of this task on this device (perf rows) */
+	int sets_said;              /* the number of timing sets last named in the log (0: none yet) */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -1771,10 +1779,174 @@ static enum kbx_status flush_l2(struct run *r)
 	return gpu_memset32(r->gpu, r->flush, 0, r->flush_bytes / 4);
 }
 
+/*
+ * The buffer sets one program's timed calls rotate through. Set 0 is the problem's own (verified,
+ * and checked again after timing); the others are allocated for the timing only, with inputs
+ * drawn on the GPU under their own keys (the same keys for candidate and reference, so both are
+ * timed on the same data) and their own outputs and scratch. Before every call (outside the
+ * events) the next set's outputs and scratch are reset, poisoned for the candidate and zeroed for
+ * the reference as set_prepare does: nothing a call leaves in its buffers, and no input it has
+ * seen the call before, serves the next call. inout buffers are not restored (they carry state
+ * from call to call, as optimizer steps do).
+ */
+struct timing_sets {
+	struct dev_set *own;        /* set 0 */
+	struct dev_set extra[TIMING_SETS - 1];
+	int n;                      /* sets in use, 1 .. TIMING_SETS */
+	int next;                   /* the set the next call uses */
+	int current;                /* the set prepared last */
+	int poison;
+};
+
+static const struct dev_set *timing_set(const struct timing_sets *ts, int i)
+{
+	return i == 0 ? ts->own : &ts->extra[i - 1];
+}
+
+/* Bytes one more set takes on the device: buffers, scratch and guard zones. */
+static double set_bytes(const struct run *r, const struct dev_set *s, const struct problem *pb)
+{
+	double bytes = 0;
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++)
+		bytes += (double)pb->bufs[i].bytes + 2.0 * (double)guard_bytes(r);
+	for (i = 0; i < s->nscratch; i++)
+		bytes += (double)s->scratch_bytes[i] + 2.0 * (double)guard_bytes(r);
+	return bytes;
+}
+
+/* Input b of extra set k: drawn on the GPU under the key "<row key>-set<k>" where the generator
+ * covers it, else a copy of set 0's (same values, another address); *copied is set then. */
+static enum kbx_status timing_input(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+				    const struct dev_buf *from, const struct dev_buf *to, int k, int *copied)
+{
+	struct gen_spec g;
+	enum kbx_status st;
+	char key[64];
+
+	if (!c->dev_key[0] || !b->gen || !r->devgen || gen_parse(b->gen, &g) != KBX_OK) {
+		kbx_clear_error();
+		*copied = 1;
+		return gpu_copy(r->gpu, to->ptr, from->ptr, to->bytes);
+	}
+	if (!devgen_supports(&g, b->arg->dtype)) {
+		gen_spec_free(&g);
+		*copied = 1;
+		return gpu_copy(r->gpu, to->ptr, from->ptr, to->bytes);
+	}
+	snprintf(key, sizeof(key), "%s-set%d", c->dev_key, k);
+	st = devgen_fill(r->devgen, &g, b->arg->dtype, to->ptr, b->numel, gen_key(r->o->seed, r->t->id, key, b->arg->name));
+	gen_spec_free(&g);
+	return st;
+}
+
+static void timing_sets_close(struct run *r, struct timing_sets *ts)
+{
+	int i;
+
+	for (i = 1; i < ts->n; i++)
+		set_free(r, &ts->extra[i - 1], r->t);
+	ts->n = 1;
+}
+
+/* Log what the timing of a row rotates through when it differs from what was last said. */
+static void timing_sets_say(struct run *r, const char *label, int n, double need, const char *copied)
+{
+	if (n < TIMING_SETS)
+		emit_log(r, "%s: timed calls rotate among %d input set(s): %d more of %.2f GiB each do not fit in device "
+			 "memory", label, n, TIMING_SETS - n, need / (1 << 30));
+	else if (r->sets_said != n)
+		emit_log(r, "timed calls rotate among %d input sets, outputs and scratch reset before each call", n);
+	if (copied[0] && n > 1)
+		emit_log(r, "%s: input(s) %s repeat the first set's values in the other sets (no GPU generator for them)",
+			 label, copied);
+	r->sets_said = n;
+}
+
+/* Allocate and fill the extra sets of program p at problem c (its set 0 is `own`, prepared). */
+static enum kbx_status timing_sets_open(struct run *r, struct case_ctx *c, const struct program *p, struct dev_set *own,
+					int poison, const char *label, struct timing_sets *ts)
+{
+	const struct problem *pb = &c->pb;
+	double need = set_bytes(r, own, pb), t0 = now_seconds();
+	size_t free_b = 0, total_b = 0;
+	char copied[256] = "";
+	enum kbx_status st = KBX_OK;
+	int k, i;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->own = own;
+	ts->n = 1;
+	ts->poison = poison;
+	if (gpu_mem_info(r->gpu, &free_b, &total_b) != KBX_OK) {
+		kbx_clear_error();
+		free_b = 0;
+	}
+	for (k = 1; k < TIMING_SETS && !st; k++) {
+		double reserve = fmax((double)(1u << 30), TIMING_RESERVE_SHARE * (double)total_b);
+		struct dev_set *s = &ts->extra[k - 1];
+
+		if ((double)free_b < need + reserve)
+			break;
+		/* an allocation that fails although the memory looked free: time with what there is */
+		if ((st = set_alloc(r, s, pb, p)) != KBX_OK) {
+			set_free(r, s, r->t);
+			if (gpu_is_sticky(r->gpu))
+				break;
+			kbx_clear_error();
+			st = KBX_OK;
+			break;
+		}
+		ts->n++;
+		free_b -= (size_t)need;
+		for (i = 0; i < pb->nbufs && !st; i++) {
+			const struct problem_buf *b = &pb->bufs[i];
+			int ai = (int)(b->arg - r->t->args), was = 0;
+
+			if (b->arg->dir == ARG_OUT || !b->bytes)
+				continue;
+			st = timing_input(r, c, b, &own->args[ai], &s->args[ai], k, &was);
+			if (was && !strstr(copied, b->arg->name) && strlen(copied) + strlen(b->arg->name) + 4 < sizeof(copied))
+				snprintf(copied + strlen(copied), sizeof(copied) - strlen(copied), "%s'%s'", copied[0] ? ", " : "",
+					 b->arg->name);
+		}
+	}
+	if (!st)
+		st = gpu_sync(r->gpu);
+	r->sum.split.inputs_s += now_seconds() - t0;
+	if (!st)
+		timing_sets_say(r, label, ts->n, need, copied);
+	return st;
+}
+
+/* Reset the outputs and scratch of the next set and make it current (before every call). */
+static enum kbx_status timing_sets_prepare(struct run *r, const struct program *p, const struct problem *pb,
+					   struct timing_sets *ts)
+{
+	const struct dev_set *s = timing_set(ts, ts->next);
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+
+		if (b->arg->dir == ARG_OUT)
+			st = gpu_memset8(r->gpu, s->args[b->arg - r->t->args].ptr, ts->poison ? poison_byte(b->arg->dtype) : 0,
+					 b->bytes);
+	}
+	for (i = 0; i < s->nscratch && !st; i++)
+		st = gpu_memset8(r->gpu, s->scratch[i].ptr, ts->poison ? poison_byte(p->spec.scratch[i].dtype) : 0,
+				 s->scratch_bytes[i]);
+	ts->current = ts->next;
+	ts->next = (ts->next + 1) % ts->n;
+	return st;
+}
+
 struct bench_ctx {
 	struct run *r;
 	const struct program *p;
-	const struct dev_set *s;
+	struct timing_sets *sets;
 	const struct problem *pb;
 };
 
@@ -1782,7 +1954,7 @@ static enum kbx_status bench_call_program(void *ctx)
 {
 	struct bench_ctx *b = ctx;
 
-	return call_program(b->r, b->p, b->s, b->pb);
+	return call_program(b->r, b->p, timing_set(b->sets, b->sets->current), b->pb);
 }
 
 static enum kbx_status bench_flush(void *ctx)
@@ -1790,14 +1962,28 @@ static enum kbx_status bench_flush(void *ctx)
 	return flush_l2(((struct bench_ctx *)ctx)->r);
 }
 
-/* Time one program at one perf row (bench.h: do_bench's method unless asked otherwise). */
-static enum kbx_status time_program(struct run *r, const struct program *p, const struct dev_set *s,
-				    const struct problem *pb, struct bench_result *out)
+static enum kbx_status bench_prepare(void *ctx)
 {
-	struct bench_ctx b = { r, p, s, pb };
-	struct bench_call c = { &b, bench_call_program, bench_flush, r->nvml, r->last_call_ms[p == &r->ref] };
-	enum kbx_status st = bench_run(r->gpu, &c, &r->o->bench, out);
+	struct bench_ctx *b = ctx;
 
+	return timing_sets_prepare(b->r, b->p, b->pb, b->sets);
+}
+
+/* Time one program at one perf row (bench.h: do_bench's method unless asked otherwise), its calls
+ * rotating through the sets of timing_sets_open; set 0 is s, prepared by the caller. */
+static enum kbx_status time_program(struct run *r, const struct program *p, struct case_ctx *c, struct dev_set *s,
+				    const char *label, struct bench_result *out)
+{
+	struct timing_sets ts;
+	struct bench_ctx b = { r, p, &ts, &c->pb };
+	struct bench_call bc = { &b, bench_call_program, bench_flush, r->nvml, r->last_call_ms[p == &r->ref],
+				 bench_prepare };
+	enum kbx_status st = timing_sets_open(r, c, p, s, p != &r->ref, label, &ts);
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		st = bench_run(r->gpu, &bc, &r->o->bench, out);
+	timing_sets_close(r, &ts);
 	r->sum.split.timing_s += out->wall_s;
 	return st;
 }
@@ -2023,7 +2209,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	emit_phase(r, limit, "%s: timing candidate", label);
 	st = set_prepare(r, &c.cs, &c, &r->cand, 1);
 	if (!st)
-		st = time_program(r, &r->cand, &c.cs, &c.pb, &br);
+		st = time_program(r, &r->cand, &c, &c.cs, label, &br);
 	if (st) {
 		if (gpu_is_sticky(r->gpu))
 			r->sticky = 1;
@@ -2043,7 +2229,7 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		pr->ref_is_cand = 1;
 	} else {
 		emit_phase(r, limit, "%s: timing reference", label);
-		st = time_program(r, &r->ref, &c.rs, &c.pb, &br);
+		st = time_program(r, &r->ref, &c, &c.rs, label, &br);
 		if (st)
 			goto out;
 		pr->ref = br.s;
@@ -2058,23 +2244,15 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 		pr->gbps = pr->bytes / (pr->cand.median * 1e-3) / 1e9;
 	else
 		pr->gbps = -1;
-	/* Every output element must be written: writing the outputs faster than the memory allows
-	 * means the timing is wrong (work skipped, results replayed), whatever the outputs say. The
-	 * task's bytes formula cannot be the floor: KernelBenchX counts PyTorch's unfused traffic
-	 * (fused_add_gelu: 5 passes where a fused kernel needs 3), and some tasks need not read all
-	 * of their inputs (index_select). */
-	if (r->info.peak_gbps > 0 && pr->cand.median > 0) {
-		double floor_bytes = 0, floor_gbps;
-		int i;
+	/* Faster than the hardware allows means the timing is wrong (work skipped, results replayed),
+	 * whatever the outputs say (ceiling.h). */
+	{
+		char why[512];
 
-		for (i = 0; i < c.pb.nbufs; i++)
-			if (c.pb.bufs[i].arg->dir != ARG_IN)
-				floor_bytes += (double)c.pb.bufs[i].bytes;
-		floor_gbps = floor_bytes / (pr->cand.median * 1e-3) / 1e9;
-		if (floor_gbps > 1.05 * r->info.peak_gbps) {
-			r->sum.warnings |= WARN(W_IMPOSSIBLE_TIMING);
-			emit_log(r, "perf row %d: writing the outputs alone would take %.0f GB/s, above the device's peak of "
-				 "%.0f GB/s; no speedup is reported", row + 1, floor_gbps, r->info.peak_gbps);
+		if (ceiling_check(&r->ceiling, pr->cand.median, ceiling_min_bytes(r->t, &c.pb), pr->flops, why,
+				  sizeof(why))) {
+			pr->impossible = 1;
+			pr->message = xstrdup(why);
 		}
 	}
 	if (pr->flops >= 0 && pr->cand.median > 0)
@@ -2492,6 +2670,15 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		if (st)
 			goto out;
 		gpu_reset_persisting_l2(r->gpu);
+		ceiling_init(&r->ceiling, &r->info, r->o->calib, t);
+		if (r->ceiling.tflops > 0)
+			emit_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), %.1f TFLOP/s (%s %s peak x %.2f)", r->ceiling.gbps,
+				 r->ceiling.gbps_from, CEILING_BW_MARGIN, r->ceiling.tflops, r->ceiling.tflops_from,
+				 ceiling_unit_name(r->ceiling.unit), CEILING_FLOP_MARGIN);
+		else
+			emit_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), no FLOP ceiling (%s)", r->ceiling.gbps,
+				 r->ceiling.gbps_from, CEILING_BW_MARGIN,
+				 t->perf.flop_ceiling_off ? t->perf.flop_ceiling_off : "no peak known for this device");
 	}
 	{
 		double cand = 0, ref = 0, gold = 0;
@@ -2519,6 +2706,12 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 				perf_result_free(&pr);
 				goto out;
 			}
+			if (pr.impossible) {
+				finish(r, V_IMPOSSIBLE_TIMING, "perf row %d (input_size %s): %s; no speedup is reported", i + 1,
+				       pr.input_size, pr.message);
+				perf_result_free(&pr);
+				goto out;
+			}
 			cand += pr.cand.median;
 			ref += pr.ref.median;
 			if (pr.golden_ms >= 0)
@@ -2529,12 +2722,12 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		}
 		r->sum.cand_ms_sum = cand;
 		r->sum.ref_ms_sum = ref;
-		if (cand > 0 && !(r->sum.warnings & WARN(W_IMPOSSIBLE_TIMING)))
+		if (cand > 0)
 			r->sum.speedup_ref = ref / cand;
 		if (grows && first > 0)
 			emit_log(r, "speedup vs golden needs every perf row; %d of %d were timed", t->perf.nrows - first,
 				 t->perf.nrows);
-		if (grows && all_timed && cand > 0 && first == 0 && !(r->sum.warnings & WARN(W_IMPOSSIBLE_TIMING))) {
+		if (grows && all_timed && cand > 0 && first == 0) {
 			r->sum.golden_ms_sum = gold;
 			r->sum.speedup_golden = gold / cand;
 		}

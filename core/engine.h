@@ -28,6 +28,7 @@
 
 #include "bench.h"
 #include "expr.h"
+#include "calibrate.h"
 #include "events.h"
 #include "result.h"
 #include "status.h"
@@ -54,6 +55,8 @@ struct engine_options {
 	const char *triton_dir;       /* the candidate is this Triton cache entry (triton.h), not source */
 	const char *triton_launch;    /* its launch line; NULL: DIR/kbx-launch.txt */
 	const struct host_candidate *host; /* the candidate runs in a host (Python), not NVRTC */
+	const struct calibration *calib; /* this GPU's stored calibration for the timing ceilings
+	                               * (ceiling.h), or NULL: the datasheet figures alone */
 };
 
 /*

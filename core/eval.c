@@ -524,6 +524,7 @@ enum kbx_status eval_schedule(struct eval_item *const *items, int n, int nworker
 
 struct tally {
 	int items, call, exe, perf, timed, slower;
+	int impossible;         /* correct outputs, impossible timing (ceiling.h): neither exe nor timed */
 	double sum, logsum;
 	double seconds;
 	struct time_split split;
@@ -537,6 +538,7 @@ static void tally_add(struct tally *t, const struct eval_record *r)
 	t->call += r->call;
 	t->exe += r->exe;
 	t->perf += r->perf;
+	t->impossible += !strcmp(r->verdict, "impossible_timing");
 	if (r->exe && r->perf && r->speedup_golden > 0) {
 		t->timed++;
 		t->sum += r->speedup_golden;
@@ -553,6 +555,7 @@ static json_t *tally_json(const struct tally *t)
 	json_object_set_new(o, "call", json_integer(t->call));
 	json_object_set_new(o, "exe", json_integer(t->exe));
 	json_object_set_new(o, "perf", json_integer(t->perf));
+	json_object_set_new(o, "impossible_timing", json_integer(t->impossible));
 	json_object_set_new(o, "call_rate", json_real(t->items ? (double)t->call / t->items : 0));
 	json_object_set_new(o, "exe_rate", json_real(t->items ? (double)t->exe / t->items : 0));
 	json_object_set_new(o, "timed", json_integer(t->timed));
@@ -574,9 +577,9 @@ static void tally_row(FILE *out, const char *name, const struct tally *t)
 		snprintf(geo, sizeof(geo), "%.3fx", exp(t->logsum / t->timed));
 		snprintf(slow, sizeof(slow), "%.0f%%", 100.0 * t->slower / t->timed);
 	}
-	fprintf(out, "%-16s %6d %6.0f%% %6.0f%% %6.0f%% %10s %8s\n", name, t->items,
+	fprintf(out, "%-16s %6d %6.0f%% %6.0f%% %6.0f%% %8d %10s %8s\n", name, t->items,
 		t->items ? 100.0 * t->call / t->items : 0, t->items ? 100.0 * t->exe / t->items : 0,
-		t->items ? 100.0 * t->perf / t->items : 0, geo, slow);
+		t->items ? 100.0 * t->perf / t->items : 0, t->impossible, geo, slow);
 }
 
 /* write_file writes beside and renames: a report is whole or absent. */
@@ -632,8 +635,8 @@ enum kbx_status eval_write_reports(const char *dir, const struct eval_record *re
 		st = write_json(dir, "summary.json", summary);
 	if (out) {
 		/* categories in catalogue order, then any others */
-		fprintf(out, "%-16s %6s %7s %7s %7s %10s %8s\n", "category", "items", "call", "exe", "perf", "speedup",
-			"slower");
+		fprintf(out, "%-16s %6s %7s %7s %7s %8s %10s %8s\n", "category", "items", "call", "exe", "perf", "too fast",
+			"speedup", "slower");
 		for (i = 0; cat && i < cat->ntasks; i++) {
 			const char *c = cat->tasks[i]->category;
 
@@ -653,7 +656,8 @@ enum kbx_status eval_write_reports(const char *dir, const struct eval_record *re
 		}
 		tally_row(out, "all", &all);
 		fprintf(out, "speedup: geometric mean vs golden PyTorch over correct, timed items; slower: their share "
-			"below 1x\n");
+			"below 1x; too fast: correct outputs timed faster than the device allows (impossible_timing, "
+			"not in exe)\n");
 	}
 	json_decref(metrics);
 	json_decref(summary);

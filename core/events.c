@@ -229,6 +229,7 @@ static void fill_perf(json_t *o, const struct perf_result *p)
 	put(o, "gbps", jnum(p->gbps));
 	put(o, "tflops", jnum(p->tflops));
 	put(o, "correct", json_boolean(p->correct));
+	put(o, "impossible", json_boolean(p->impossible));
 	put(o, "message", jstr(p->message));
 	put(o, "bw_fraction", jfraction(p->bw_fraction));
 	put(o, "flop_fraction", jfraction(p->flop_fraction));
@@ -781,6 +782,8 @@ static void read_perf(struct dec *d, const json_t *o, struct perf_result *p)
 	p->gbps = get_num(d, o, "gbps");
 	p->tflops = get_num(d, o, "tflops");
 	p->correct = get_bool(d, o, "correct");
+	/* optional: writers from before the timing ceilings */
+	p->impossible = json_is_true(json_object_get(o, "impossible"));
 	p->message = get_strdup(d, o, "message");
 	p->bw_fraction = get_fraction(d, o, "bw_fraction");
 	p->flop_fraction = get_fraction(d, o, "flop_fraction");

@@ -13,6 +13,8 @@
 #define VERDICT_LIST(X) \
 	X(V_PASS, "pass", "every case matched the reference") \
 	X(V_WRONG, "wrong", "an output differs from the reference") \
+	X(V_IMPOSSIBLE_TIMING, "impossible_timing", \
+	  "correct outputs, but a timing beats the device's bandwidth or FLOP ceiling; no speedup") \
 	X(V_COMPILE_ERROR, "compile_error", "NVRTC rejected the source") \
 	X(V_ABI_ERROR, "abi_error", "a kernel's parameters do not match its launch line") \
 	X(V_RUNTIME_ERROR, "runtime_error", "a launch failed on the device") \
@@ -37,7 +39,7 @@ int verdict_parse(const char *name, enum verdict *out);
 #define WARNING_LIST(X) \
 	X(W_NONDETERMINISTIC, "nondeterministic", "a second run on the same inputs gave different bits") \
 	X(W_SUSPECT_STATIC, "suspect-static-check", "a static rule flagged the source") \
-	X(W_IMPOSSIBLE_TIMING, "impossible-timing", "a timing is above the device's peak; no speedup reported") \
+	X(W_IMPOSSIBLE_TIMING, "impossible-timing", "a timing is above the device's peak (runs before the impossible_timing verdict)") \
 	X(W_NO_GOLDEN, "no-golden", "no golden table for this GPU and task") \
 	X(W_REVERIFY_FAILED, "reverify-failed", "outputs after timing differ from the verified ones") \
 	X(W_SANITIZER, "sanitizer", "compute-sanitizer reported errors in the candidate")
@@ -85,6 +87,7 @@ struct perf_result {
 	double bytes, flops;    /* < 0 when unknown */
 	double gbps, tflops;    /* of the candidate */
 	int correct;            /* output at this size matched the reference */
+	int impossible;         /* the candidate's timing beats a ceiling (ceiling.h); message says which */
 	char *message;
 	/* gbps and tflops as a fraction of the GPU's stored calibration (calibrate.h); < 0 (or 0,
 	 * as a zeroed struct has) when there is none */

@@ -113,6 +113,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 		have_cache = 1;
 	options_from_request(&req, env, &o);
 	ann.cal = run_calibration(env, &req, &cal);
+	o.calib = ann.cal;
 	ann.tensor = calibrate_task_tensor(t);
 	annotated = calibrate_annotator_events(&ann);
 	st = engine_run(t, req.source, req.source_name ? req.source_name : "candidate.cu", &o,

@@ -728,7 +728,8 @@ static enum kbx_status check_binding_keys(const struct task *t, const struct raw
 		const struct task_arg *a = task_find_arg(t, e->key);
 
 		if (perf && (strcmp(e->key, "bytes") == 0 || strcmp(e->key, "flops") == 0 ||
-			     strcmp(e->key, "input_size") == 0 || strcmp(e->key, "golden") == 0))
+			     strcmp(e->key, "input_size") == 0 || strcmp(e->key, "golden") == 0 ||
+			     strcmp(e->key, "partial_inputs") == 0 || strcmp(e->key, "flop_ceiling") == 0))
 			continue;
 		if (!is_ident(e->key))
 			return kbx_error(KBX_EPARSE, "bad name '%s' in [%s] of '%s' line %d (expected letters, digits and '_')",
@@ -766,6 +767,41 @@ static enum kbx_status parse_case_section(struct task *t, const struct raw_secti
 	c->line = sec->line;
 	copy_bindings(sec, &c->b, &c->nb);
 	return KBX_OK;
+}
+
+static enum kbx_status parse_name_list(const struct raw_entry *e, const char *path, const char *section, char ***out,
+				       int *n);
+
+/* `off: REASON` (the reason may be empty: *reason gets `fallback`); 0 when value is not that. */
+static int parse_off(const char *value, const char *fallback, char **reason)
+{
+	const char *r = value + 3;
+
+	if (strncmp(value, "off", 3) != 0 || (*r != ':' && *r != '\0'))
+		return 0;
+	r += *r == ':';
+	while (*r == ' ')
+		r++;
+	free(*reason);
+	*reason = xstrdup(*r ? r : fallback);
+	return 1;
+}
+
+/* [perf] partial_inputs: names of in or inout buffers. */
+static enum kbx_status parse_partial_inputs(struct task *t, const struct raw_entry *e)
+{
+	struct task_perf *pf = &t->perf;
+	enum kbx_status st = parse_name_list(e, t->ini_path, "perf", &pf->partial_inputs, &pf->npartial_inputs);
+	int i;
+
+	for (i = 0; i < pf->npartial_inputs && !st; i++) {
+		const struct task_arg *a = task_find_arg(t, pf->partial_inputs[i]);
+
+		if (!a || (a->dir != ARG_IN && a->dir != ARG_INOUT))
+			st = kbx_error(KBX_EPARSE, "partial_inputs in [perf] of '%s' line %d: '%s' is not an 'in' or 'inout' "
+				       "buffer", t->ini_path, e->line, pf->partial_inputs[i]);
+	}
+	return st;
 }
 
 static enum kbx_status parse_perf_section(struct task *t, const struct raw_section *sec)
@@ -806,18 +842,27 @@ static enum kbx_status parse_perf_section(struct task *t, const struct raw_secti
 			continue;
 		}
 		if (strcmp(e->key, "golden") == 0) {
-			const char *reason = e->value + 3;
-
-			if (strncmp(e->value, "off", 3) != 0 || (*reason != ':' && *reason != '\0')) {
+			if (!parse_off(e->value, "the golden rows time another workload", &pf->golden_off)) {
 				free(vals.e);
 				return kbx_error(KBX_EPARSE, "golden in [perf] of '%s' line %d: expected 'off: REASON'",
 						 t->ini_path, e->line);
 			}
-			reason += *reason == ':';
-			while (*reason == ' ')
-				reason++;
-			free(pf->golden_off);
-			pf->golden_off = xstrdup(*reason ? reason : "the golden rows time another workload");
+			continue;
+		}
+		if (strcmp(e->key, "flop_ceiling") == 0) {
+			if (!parse_off(e->value, "the flops formula counts work a kernel may avoid", &pf->flop_ceiling_off)) {
+				free(vals.e);
+				return kbx_error(KBX_EPARSE, "flop_ceiling in [perf] of '%s' line %d: expected 'off: REASON'",
+						 t->ini_path, e->line);
+			}
+			continue;
+		}
+		if (strcmp(e->key, "partial_inputs") == 0) {
+			st = parse_partial_inputs(t, e);
+			if (st) {
+				free(vals.e);
+				return st;
+			}
 			continue;
 		}
 		vals.e[vals.n++] = *e;
@@ -1342,6 +1387,10 @@ void task_free(struct task *t)
 	free(t->perf.golden_off);
 	free(t->perf_tol.rtol);
 	free(t->perf_tol.atol);
+	free(t->perf.flop_ceiling_off);
+	for (i = 0; i < t->perf.npartial_inputs; i++)
+		free(t->perf.partial_inputs[i]);
+	free(t->perf.partial_inputs);
 	for (i = 0; i < t->nstatic_require; i++)
 		free(t->static_require[i]);
 	free(t->static_require);

@@ -82,6 +82,11 @@ struct task_perf {
 	int line;               /* of the [perf] header, 0 if absent */
 	int bytes_line, flops_line, input_size_line;    /* for error messages */
 	char *golden_off;       /* `golden = off: REASON`: golden rows do not time this workload */
+	char **partial_inputs;  /* `partial_inputs = a, b`: in/inout buffers a correct kernel need not
+				 * read in full (left out of the impossible-timing floor, ceiling.h) */
+	int npartial_inputs;
+	char *flop_ceiling_off; /* `flop_ceiling = off: REASON`: the flops formula counts work a correct
+				 * kernel may avoid; no arithmetic ceiling (ceiling.h) */
 };
 
 struct task {

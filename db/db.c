@@ -153,6 +153,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE perf_rows ADD COLUMN reasons INTEGER;"
 	"ALTER TABLE perf_rows ADD COLUMN reasons_valid INTEGER;"
 	"ALTER TABLE perf_rows ADD COLUMN clock_readings INTEGER;",
+	/* 6: the impossible_timing verdict (core/ceiling.h). Runs from before it that passed with the
+	 * impossible-timing warning were never passes: they take the verdict, and lose the speedups
+	 * that were kept for them. */
+	"UPDATE runs SET verdict = 'impossible_timing', speedup_golden = NULL, speedup_ref = NULL"
+	" WHERE verdict = 'pass' AND (',' || COALESCE(warnings, '') || ',') LIKE '%,impossible-timing,%';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,

@@ -36,7 +36,7 @@ struct db;
  * around the timed block (core/nvml.h), so that history can tell a real change from noise
  * (core/timecmp.h, db/vsbest.h). Rows from before schema 5 have NULL there.
  */
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);
@@ -122,6 +122,7 @@ struct db_category_stat {
 	int tasks_tried, tasks_passed;
 	double best_speedup, median_speedup;   /* over passing runs, vs golden else vs reference; < 0 none */
 	double last_at;
+	int impossible;                         /* runs with verdict impossible_timing, not passes */
 };
 enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, int *n);
 
@@ -131,6 +132,7 @@ struct db_task_stat {
 	enum verdict last_verdict;
 	double last_at;
 	double best_speedup;                    /* < 0 none */
+	int impossible;                         /* runs with verdict impossible_timing */
 };
 /* category NULL = all tasks with history. */
 enum kbx_status db_task_stats(struct db *db, const char *category, struct db_task_stat **out, int *n);

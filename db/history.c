@@ -105,7 +105,7 @@ enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, 
 	*n = 0;
 	ret = prepare(db,
 		      "SELECT category, task_id, verdict = 'pass', created_at, " RUN_SPEEDUP
-		      " FROM runs ORDER BY category, task_id", &st, "summarise categories");
+		      ", verdict = 'impossible_timing' FROM runs ORDER BY category, task_id", &st, "summarise categories");
 	if (ret != KBX_OK)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -135,6 +135,7 @@ enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, 
 			task_passed = 0;
 		}
 		c->attempts++;
+		c->impossible += sqlite3_column_int(st, 5);
 		if (at > c->last_at)
 			c->last_at = at;
 		if (pass) {
@@ -180,7 +181,8 @@ enum kbx_status db_task_stats(struct db *db, const char *category, struct db_tas
 		  "SELECT task_id, COUNT(*), SUM(verdict = 'pass'), MAX(created_at),"
 		  " MAX(CASE WHEN verdict = 'pass' THEN " RUN_SPEEDUP " END),"
 		  " (SELECT l.verdict FROM runs l WHERE l.task_id = r.task_id"
-		  "  ORDER BY l.created_at DESC, l.id DESC LIMIT 1)"
+		  "  ORDER BY l.created_at DESC, l.id DESC LIMIT 1),"
+		  " SUM(verdict = 'impossible_timing')"
 		  " FROM runs r");
 	if (category)
 		sbuf_adds(&sql, " WHERE category = ?1");
@@ -203,6 +205,7 @@ enum kbx_status db_task_stats(struct db *db, const char *category, struct db_tas
 		t->last_at = sqlite3_column_double(st, 3);
 		t->best_speedup = column_opt_double(st, 4);
 		t->last_verdict = column_verdict(st, 5);
+		t->impossible = sqlite3_column_int(st, 6);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -25,6 +25,7 @@ int report_verdict_role(enum verdict v)
 	switch (v) {
 	case V_PASS: return ROLE_PASS;
 	case V_WRONG: return ROLE_FAIL;
+	case V_IMPOSSIBLE_TIMING: return ROLE_FAIL;
 	case V_NOT_RUN: return ROLE_NOTRUN;
 	case V_COMPILE_ERROR:
 	case V_ABI_ERROR:
@@ -45,6 +46,7 @@ static const char *verdict_short(enum verdict v)
 	case V_ABI_ERROR: return "abi";
 	case V_RUNTIME_ERROR: return "runtime";
 	case V_NOT_RUN: return "not run";
+	case V_IMPOSSIBLE_TIMING: return "too fast";
 	default: return verdict_name(v);
 	}
 }
@@ -54,7 +56,8 @@ static const char *verdict_glyph(enum verdict v)
 	switch (v) {
 	case V_PASS: return glyphs()->pass;
 	case V_NOT_RUN: return glyphs()->untried;
-	case V_WRONG: return glyphs()->fail;
+	case V_WRONG:
+	case V_IMPOSSIBLE_TIMING: return glyphs()->fail;
 	default: return glyphs()->err;
 	}
 }
@@ -701,16 +704,22 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 
 		if (sizew < 8)
 			sizew = 8;
-		doc_addf(d, p->correct ? ROLE_NUMBER : ROLE_FAIL, "%3d", p->row);
+		doc_addf(d, p->correct && !p->impossible ? ROLE_NUMBER : ROLE_FAIL, "%3d", p->row);
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_NORMAL, p->input_size ? p->input_size : "", sizew - 1, 0);
 		ms_col(d, c, 9);
 		ms_col(d, p->has_ref ? p->ref.median : -1, 9);
 		ms_col(d, p->golden_ms, 9);
-		fmt_speedup(p->golden_ms > 0 && c > 0 ? p->golden_ms / c : -1, buf, sizeof(buf));
-		doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
-		fmt_speedup(p->has_ref && c > 0 ? p->ref.median / c : -1, buf, sizeof(buf));
-		doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
+		/* an impossible timing has no speedup (ceiling.h): its columns say so instead */
+		if (p->impossible) {
+			doc_addcol(d, ROLE_FAIL, "too", 7, 1);
+			doc_addcol(d, ROLE_FAIL, "fast", 7, 1);
+		} else {
+			fmt_speedup(p->golden_ms > 0 && c > 0 ? p->golden_ms / c : -1, buf, sizeof(buf));
+			doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
+			fmt_speedup(p->has_ref && c > 0 ? p->ref.median / c : -1, buf, sizeof(buf));
+			doc_addcol(d, ROLE_NUMBER, buf, 7, 1);
+		}
 		num_col(d, ROLE_NUMBER, p->gbps, 8, 1);
 		num_col(d, ROLE_NUMBER, p->tflops, 9, 1);
 		/* the share of the copy bandwidth kbx doctor --calibrate measured on this GPU (the
@@ -725,7 +734,7 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		if (!p->correct || p->message) {
 			doc_newline(d);
 			doc_add(d, ROLE_NORMAL, "    ");
-			doc_add(d, p->correct ? ROLE_DIM : ROLE_FAIL, p->message ? p->message : "wrong at this size");
+			doc_add(d, p->correct && !p->impossible ? ROLE_DIM : ROLE_FAIL, p->message ? p->message : "wrong at this size");
 		}
 		doc_newline(d);
 	}

@@ -35,6 +35,7 @@ for f in "$dir"/*.cu; do
 	want=$(header "$f" expect)
 	because=$(header "$f" because)
 	args=$(header "$f" args)
+	below_x=$(header "$f" speedup_below)
 	case " $args " in
 	*" --rows "*) perf= ;;
 	*) perf=--no-perf ;;
@@ -47,7 +48,15 @@ for f in "$dir"/*.cu; do
 	[ -n "$got" ] || got=none
 	msg=$(field "$tmp/out.json" message)
 	[ -n "$msg" ] || msg=$(head -c 300 "$tmp/err")
-	if [ -n "$task" ] && [ "$got" = "$want" ] && { [ -z "$because" ] || printf '%s\n' "$msg" | grep -qE -- "$because"; }; then
+	# speedup_below X: the run must report a speedup vs the reference, and below X
+	fast=ok
+	if [ -n "$below_x" ]; then
+		sp=$(field "$tmp/out.json" speedup_ref)
+		msg="$msg (speedup vs reference ${sp:-none}, must be below $below_x)"
+		below "${sp:-x}" "$below_x" || fast=no
+	fi
+	if [ -n "$task" ] && [ "$got" = "$want" ] && [ "$fast" = ok ] &&
+		{ [ -z "$because" ] || printf '%s\n' "$msg" | grep -qE -- "$because"; }; then
 		printf 'ok   %-36s %-13s %-13s %s (%ss)\n' "$name" "$want" "$got" "$msg" "$took"
 	else
 		printf 'FAIL %-36s %-13s %-13s %s (%ss; want %s%s)\n' "$name" "${want:-?}" "$got" "$msg" "$took" \

@@ -5,9 +5,21 @@ header() {
 	sed -n "s|^// @kbx $2 \\(.*\\)\$|\\1|p" "$1" | head -n 1
 }
 
-# field JSON-FILE verdict|message: the verdict or the summary message of a `kbx run --json`
+# field JSON-FILE verdict|message|speedup_ref: the verdict, the summary message or the speedup
+# vs the reference ("" when there is none) of a `kbx run --json`
 field() {
 	python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-print(d["verdict"] if sys.argv[2] == "verdict" else d["summary"]["message"])' "$1" "$2" 2>/dev/null
+if sys.argv[2] == "verdict":
+    print(d["verdict"])
+elif sys.argv[2] == "speedup_ref":
+    v = d["summary"].get("speedup_ref")
+    print("" if v is None or v < 0 else v)
+else:
+    print(d["summary"]["message"])' "$1" "$2" 2>/dev/null
+}
+
+# below VALUE LIMIT: whether VALUE is a number below LIMIT
+below() {
+	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null
 }

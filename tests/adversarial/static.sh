@@ -41,8 +41,8 @@ for f in "$dir"/*.cu; do
 	args=$(header "$f" args | sed "s/--sanitize [a-z]*//")  # the sanitizer needs a GPU
 	problem=
 	case $want in
-	pass | wrong | compile_error | abi_error | runtime_error | timeout) ;;
-	*) problem="expected verdict '$want' is not one of pass, wrong, compile_error, abi_error, runtime_error, timeout" ;;
+	pass | wrong | impossible_timing | compile_error | abi_error | runtime_error | timeout) ;;
+	*) problem="expected verdict '$want' is not one of pass, wrong, impossible_timing, compile_error, abi_error, runtime_error, timeout" ;;
 	esac
 	[ -n "$task" ] || problem="no '// @kbx task Category/name' line"
 	[ -n "$because" ] || [ "$want" = pass ] || problem="no '// @kbx because REGEX' line (required unless pass)"

@@ -191,7 +191,8 @@ static void fake_run(const struct eval_item *item, int worker, void *ctx, struct
 	out->device = worker;
 	out->category = xstrdup(i % 2 ? "Odd" : "Even");
 	out->task_id = xstrdup("Cat/t");
-	snprintf(out->verdict, sizeof(out->verdict), "%s", i % 3 ? "pass" : "wrong");
+	/* every ninth correct but timed faster than the device allows: neither exe nor wrong */
+	snprintf(out->verdict, sizeof(out->verdict), "%s", i % 3 ? "pass" : i % 9 ? "wrong" : "impossible_timing");
 	out->call = 1;
 	out->exe = i % 3 != 0;
 	out->perf = out->exe;
@@ -264,6 +265,7 @@ static void test_schedule_and_resume(void **state)
 		assert_int_equal(json_integer_value(json_object_get(all, "items")), 40);
 		assert_int_equal(json_integer_value(json_object_get(all, "exe")), 26);    /* i % 3 != 0 */
 		assert_int_equal(json_integer_value(json_object_get(all, "call")), 40);
+		assert_int_equal(json_integer_value(json_object_get(all, "impossible_timing")), 5);   /* 0, 9, .. 36 */
 		/* 13 odd (2x) and 13 even (0.5x) correct items: geomean 1, half slower */
 		assert_float_equal(json_real_value(json_object_get(all, "speedup_geomean")), 1.0, 1e-9);
 		assert_float_equal(json_real_value(json_object_get(all, "slower_share")), 0.5, 1e-9);

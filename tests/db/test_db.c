@@ -376,6 +376,44 @@ static void test_migrate_v2(void **state)
 	}
 }
 
+/* A run that passed with the impossible-timing warning (before the verdict existed) is migrated
+ * to the impossible_timing verdict without speedups, and is no longer a pass in the summaries;
+ * a pass with other warnings stays a pass. */
+static void test_migrate_impossible_timing(void **state)
+{
+	struct db_fixture *f = *state;
+	struct db_category_stat *cs;
+	struct db_task_stat *ts;
+	sqlite3 *sq;
+	int n;
+
+	db_close(f->db);
+	make_old_history(f->path, 2);
+	assert_int_equal(sqlite3_open(f->path, &sq), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sq, "UPDATE runs SET warnings = 'no-golden,impossible-timing', speedup_ref = 146"
+				      " WHERE id = 1; UPDATE runs SET warnings = 'impossible-timings-x', speedup_ref = 2"
+				      " WHERE id = 3;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	assert_int_equal(db_open(f->path, &f->db), KBX_OK);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs WHERE id = 1 AND verdict = 'impossible_timing'"
+			       " AND speedup_ref IS NULL"), 1);
+	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM runs WHERE id = 3 AND verdict = 'pass'"
+			       " AND speedup_ref = 2"), 1);
+	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(cs[0].attempts, 3);
+	assert_int_equal(cs[0].passes, 1);
+	assert_int_equal(cs[0].impossible, 1);
+	free(cs);
+	assert_int_equal(db_task_stats(f->db, "Math", &ts, &n), KBX_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(ts[0].task_id, "Math/add");
+	assert_int_equal(ts[0].passes, 0);
+	assert_int_equal(ts[0].impossible, 1);
+	assert_int_equal(ts[1].impossible, 0);
+	free(ts);
+}
+
 /* A migration that fails leaves the file as it was: version 2, no new column. */
 static void test_migrate_failure_rolls_back(void **state)
 {
@@ -1394,6 +1432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v2, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_impossible_timing, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_failure_rolls_back, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_open_garbage_files, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_roundtrip, db_fixture_setup, db_fixture_teardown),

@@ -82,7 +82,7 @@ static void test_browser_lines(void **state)
 {
 	const struct task *t = catalogue_find(&cat, "Activation/gelu");
 	struct task_hist h = { 3, 1, V_WRONG, 1000, 1.42 }, none = { 0 };
-	struct db_category_stat st = { "Activation", 10, 4, 3, 2, 1.5, 1.1, 0 };
+	struct db_category_stat st = { "Activation", 10, 4, 3, 2, 1.5, 1.1, 0, 0 };
 	struct doc d;
 
 	(void)state;
@@ -448,7 +448,7 @@ static void test_help(void **state)
 
 static void test_history_and_compare(void **state)
 {
-	struct db_category_stat st = { "Fusion", 20, 5, 4, 2, 1.42, 1.1, 0 };
+	struct db_category_stat st = { "Fusion", 20, 5, 4, 2, 1.42, 1.1, 0, 0 };
 	double series[4] = { 0, 0.5, -1, 1 };
 	struct db_run_row row = { 0 };
 	struct db_run_detail a = { 0 }, b = { 0 };
