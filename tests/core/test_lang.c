@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,71 @@ static void test_python_rules_only_for_python(void **state)
 	assert_int_equal(rules_parse("[rule.a]\nlang = rust\npattern = x\nmessage = m\n", "t.ini", &rs), KBX_EPARSE);
 }
 
+/* The Python rules of tasks/rules.ini: KernelBenchX-style candidates raise nothing, disguised
+ * cheats raise their rule, on their line. */
+static int count_rule(const struct ruleset *rs, const char *src, const char *id, int *line)
+{
+	struct finding *f = NULL;
+	int n = rules_scan_lang(rs, src, RULES_PYTHON, &f), i, hits = 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].rule->id, id)) {
+			if (!hits && line)
+				*line = f[i].line;
+			hits++;
+		}
+	free(f);
+	return hits;
+}
+
+static void test_python_rules_of_the_catalogue(void **state)
+{
+	const char *root = getenv("KBX_TASKS");
+	char path[4096];
+	struct ruleset rs;
+	struct finding *f = NULL;
+	int line = 0, n;
+	const char *clean =
+		"import torch\nimport triton\nimport triton.language as tl\n\n"
+		"@triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=4)], key=['n'])\n@triton.jit\n"
+		"def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 1024):\n    pid = tl.program_id(0)\n"
+		"    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+		"    tl.store(y_ptr + offs, x, mask=offs < n)\n\n"
+		"def gelu(input, approximate='none'):\n    torch.backends.cuda.matmul.allow_tf32 = False\n"
+		"    x = input.contiguous().to(torch.float32)\n    y = torch.empty_like(x)\n"
+		"    if x.dtype == torch.float32:\n        pass\n    k[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel())\n"
+		"    # time.sleep(1) and os.system('x') in a comment\n    s = 'open(\"f\")'\n    return y.view(input.shape)\n";
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rules.ini", root && *root ? root : KBX_SRCDIR "/tasks");
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	n = rules_scan_lang(&rs, clean, RULES_PYTHON, &f);
+	if (n)
+		fprintf(stderr, "unexpected finding: %s line %d\n", f[0].rule->id, f[0].line);
+	assert_int_equal(n, 0);
+	free(f);
+	assert_int_equal(count_rule(&rs, "import time\nt0 = time . perf_counter()\n", "py_time_read", &line), 1);
+	assert_int_equal(line, 2);
+	assert_int_equal(count_rule(&rs, "from time import sleep\nsleep(0.5)\n", "py_sleep", NULL), 1);
+	assert_int_equal(count_rule(&rs, "import os\nos.system('nvidia-smi')\n", "py_subprocess", NULL), 1);
+	assert_int_equal(count_rule(&rs, "import subprocess as sp\n", "py_subprocess", NULL), 1);
+	assert_int_equal(count_rule(&rs, "m = __import__('subprocess')\n", "py_subprocess", NULL), 1);
+	assert_int_equal(count_rule(&rs, "from urllib.request import urlopen\n", "py_network", NULL), 1);
+	assert_int_equal(count_rule(&rs, "with open('/tmp/cache.bin', 'wb') as f:\n    pass\n", "py_file_access", NULL), 1);
+	assert_int_equal(count_rule(&rs, "torch.save(y, 'y.pt')\n", "py_file_access", NULL), 1);
+	assert_int_equal(count_rule(&rs, "import torch.nn.functional as F\nF.gelu = lambda x, **k: x\n", "py_monkey_patch",
+				    &line), 1);
+	assert_int_equal(line, 2);
+	assert_int_equal(count_rule(&rs, "setattr(torch, 'matmul', mine)\n", "py_monkey_patch", NULL), 1);
+	assert_int_equal(count_rule(&rs, "exec(code)\n", "py_monkey_patch", NULL), 1);
+	assert_int_equal(count_rule(&rs, "model.eval()\n", "py_monkey_patch", NULL), 0);
+	assert_int_equal(count_rule(&rs, "_memo = {}\ndef f(x):\n    global _memo\n", "py_global_state", NULL), 1);
+	assert_int_equal(count_rule(&rs, "@functools.lru_cache(None)\ndef g(n): pass\n", "py_global_state", NULL), 1);
+	/* the CUDA rules never see Python, nor the reverse */
+	assert_int_equal(count_rule(&rs, "while (1) { }\n", "spin_forever", NULL), 0);
+	rules_free(&rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -100,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_fences),
 		cmocka_unit_test(test_python_blanking),
 		cmocka_unit_test(test_python_rules_only_for_python),
+		cmocka_unit_test(test_python_rules_of_the_catalogue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
