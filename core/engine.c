@@ -100,6 +100,7 @@ struct run {
 	int devgen_failed;          /* it could not be built: perf rows draw on the host */
 	enum host_outcome host_outcome; /* how the host candidate's last call ended */
 	int host_calls;             /* checked calls so far (the first compiles its kernels) */
+	int host_skipped;           /* cases the host candidate could not be checked on */
 	struct ceiling ceiling;     /* the timing ceilings of this task on this device (perf rows) */
 	int sets_said;              /* the number of timing sets last named in the log (0: none yet) */
 };
@@ -1142,6 +1143,13 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 	if (st)
 		return st;
 	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+	if (st && r->cand.host && r->host_outcome == HOST_SKIP) {
+		/* not checkable for this candidate (its random draws are PyTorch's): not run, not
+		 * wrong; run_and_fold and the perf rows count it apart */
+		cr->verdict = V_NOT_RUN;
+		cr->message = xasprintf("not checked for a Python candidate: %s", why);
+		return KBX_OK;
+	}
 	if (st) {
 		cr->verdict = host_verdict(r);
 		cr->message = xstrdup(why);
@@ -1614,6 +1622,14 @@ static enum kbx_status run_and_fold(struct run *r, const struct task_case *tc, i
 	r->sum.cases_total++;
 	if (cr.verdict == V_PASS)
 		r->sum.cases_passed++;
+	if (cr.verdict == V_NOT_RUN) {
+		/* a case this candidate cannot be checked on (host_launch: HOST_SKIP) */
+		r->host_skipped++;
+		if (r->ev->case_done)
+			r->ev->case_done(r->ev->ctx, &cr);
+		case_result_free(&cr);
+		return KBX_OK;
+	}
 	if (cr.nondeterministic)
 		r->sum.warnings |= WARN(W_NONDETERMINISTIC);
 	if (r->ev->case_done)
@@ -2101,7 +2117,7 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 		st = fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
 	if (!st)
 		st = judge_candidate(r, c, label, &cr, &first);
-	if (st || cr.verdict == V_PASS)
+	if (st || cr.verdict == V_PASS || cr.verdict == V_NOT_RUN)
 		goto out;
 	pr->correct = 0;
 	worst = worst_score(&cr);
@@ -2203,7 +2219,9 @@ static enum kbx_status run_perf_row(struct run *r, int row, const struct golden_
 	}
 	if (st)
 		goto out;
-	pr->correct = cr.verdict == V_PASS;
+	if (cr.verdict == V_NOT_RUN)
+		emit_log(r, "%s: %s; timed all the same", label, cr.message);
+	pr->correct = cr.verdict == V_PASS || cr.verdict == V_NOT_RUN;
 	if (!pr->correct) {
 		char *m = with_bound(r, cr.message ? cr.message : verdict_name(cr.verdict), &cr, bound);
 
@@ -2614,6 +2632,16 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 			derive_cases_free(extra, nextra);
 		if (st || ended)
 			goto out;
+	}
+	if (r->host_skipped && r->sum.verdict == V_PASS) {
+		if (r->host_skipped == r->sum.cases_total) {
+			finish(r, V_NOT_RUN, "no case could be checked for a Python candidate (its random draws are "
+			       "PyTorch's, which kbx cannot reproduce)");
+			goto out;
+		}
+		emit_log(r, "%d of %d cases could not be checked for a Python candidate (random draws kbx cannot "
+			 "reproduce); the verdict rests on the other %d", r->host_skipped, r->sum.cases_total,
+			 r->sum.cases_total - r->host_skipped);
 	}
 	if (r->o->only_case && !r->sum.cases_total) {
 		finish(r, V_ERROR, "task '%s' has no case '%s'", t->id, r->o->only_case);
