@@ -602,8 +602,8 @@ static double host_limit_s(const struct run *r, const struct problem *pb)
 /* ------------------------------------------------------------ host calls ---- */
 
 /* Bind a set's buffers to the host candidate once; the handle lives as long as the set. */
-static enum kbx_status host_bind(struct run *r, const struct dev_set *cs, const struct problem *pb, char *why,
-				 size_t whylen)
+static enum kbx_status host_bind(struct run *r, const struct dev_set *cs, const struct dev_set *ref,
+				 const struct problem *pb, char *why, size_t whylen)
 {
 	struct dev_set *s = (struct dev_set *)cs;   /* the handle is a cache of the set's own */
 	struct host_buffer *hb;
@@ -624,6 +624,8 @@ static enum kbx_status host_bind(struct run *r, const struct dev_set *cs, const 
 		hb[i].ndim = pbuf->ndim;
 		hb[i].ptr = (unsigned long long)d->ptr;
 		hb[i].bytes = pbuf->bytes;
+		if (ref && ref->args && pbuf->arg->dir != ARG_IN)
+			hb[i].ref_ptr = (unsigned long long)ref->args[pbuf->arg - r->t->args].ptr;
 	}
 	b.stream = gpu_stream_handle(r->gpu);
 	b.bufs = hb;
@@ -650,7 +652,7 @@ static enum kbx_status host_launch(struct run *r, const struct dev_set *s, const
 	int line = 0;
 
 	r->host_outcome = HOST_OK;
-	st = host_bind(r, s, pb, why, whylen);
+	st = host_bind(r, s, NULL, pb, why, whylen);
 	if (st) {
 		r->host_outcome = HOST_FAILED;
 		return st;
@@ -1107,8 +1109,6 @@ static enum kbx_status case_setup(struct run *r, struct case_ctx *c, const char 
 	return st;
 }
 
-/* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
- * failed; a failing candidate is described in cr. */
 /* The verdict of a failed candidate call: runtime_error for launches and exceptions, what the
  * host said otherwise. */
 static enum verdict host_verdict(const struct run *r)
@@ -1128,6 +1128,8 @@ static enum verdict host_verdict(const struct run *r)
 	return V_RUNTIME_ERROR;
 }
 
+/* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
+ * failed; a failing candidate is described in cr. */
 static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
@@ -1141,6 +1143,10 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 	cr->verdict = V_PASS;
 	st = set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st)
+		return st;
+	/* a host candidate sees the reference's outputs too: its autotuned kernels are judged by
+	 * the config farthest from them (pyhost.h) */
+	if (r->cand.host && (st = host_bind(r, &c->cs, &c->rs, &c->pb, why, sizeof(why))) != KBX_OK)
 		return st;
 	st = run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
 	if (st && r->cand.host && r->host_outcome == HOST_SKIP) {
@@ -1934,7 +1940,7 @@ static enum kbx_status timing_sets_open(struct run *r, struct case_ctx *c, const
 	for (k = 0; p->host && k < ts->n && !st; k++) {
 		char why[512];
 
-		st = host_bind(r, k ? &ts->extra[k - 1] : ts->own, pb, why, sizeof(why));
+		st = host_bind(r, k ? &ts->extra[k - 1] : ts->own, NULL, pb, why, sizeof(why));
 	}
 	r->sum.split.inputs_s += now_seconds() - t0;
 	if (!st)

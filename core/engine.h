@@ -79,6 +79,7 @@ struct host_buffer {
 	const long long *shape;
 	int ndim;
 	unsigned long long ptr, bytes;   /* device address and size */
+	unsigned long long ref_ptr;      /* out/inout: the reference's output on the device, 0 if none */
 };
 
 struct host_binding {

@@ -155,6 +155,8 @@ static int py_bind(void *ctx, const struct host_binding *b, char *why, size_t wh
 		json_object_set_new(a, "shape", shape);
 		json_object_set_new(a, "ptr", json_integer((json_int_t)hb->ptr));
 		json_object_set_new(a, "bytes", json_integer((json_int_t)hb->bytes));
+		if (hb->ref_ptr)
+			json_object_set_new(a, "ref_ptr", json_integer((json_int_t)hb->ref_ptr));
 		json_array_append_new(args, a);
 	}
 	for (i = 0; i < b->env->n; i++) {
