@@ -54,9 +54,10 @@
  *     run with every config it may pick; the buffers get the outputs of the config farthest from
  *     the reference buffers, when the binding names them ("ref_ptr" beside "ptr").
  *   ok:     {"log": [LINES]}
- *   failed: {"kind": "exception" | "output" | "guard" | "not_kernel" | "cuda" | "skip",
+ *   failed: {"kind": "exception" | "compile" | "output" | "guard" | "not_kernel" | "cuda" | "skip",
  *            "message": ONE LINE, "line": N (the candidate's line, 0 unknown), "log": [LINES]}
  *   exception: the entry function raised (message names the exception and the candidate's line);
+ *   compile: a Triton kernel did not compile at its first call (compile_error, on its line);
  *   output: a missing output, a wrong dtype or element count; guard: an allocation's guard zone
  *   was written; not_kernel: an output was computed by PyTorch ops alone; cuda: a CUDA error
  *   (the engine then asks the driver whether the context is lost); skip: this case cannot be

@@ -189,11 +189,11 @@ static void py_unbind(void *ctx, int handle)
 	h->cb->unbind(handle);
 }
 
-static enum host_outcome outcome_of(const char *kind, const char *message)
+static enum host_outcome outcome_of(const char *kind)
 {
 	if (!strcmp(kind, "output") || !strcmp(kind, "guard") || !strcmp(kind, "not_kernel"))
 		return HOST_WRONG;
-	if (!strcmp(kind, "compile") || strstr(message, "CompilationError"))
+	if (!strcmp(kind, "compile"))
 		return HOST_COMPILE;
 	if (!strcmp(kind, "skip"))
 		return HOST_SKIP;
@@ -225,7 +225,7 @@ static enum host_outcome py_call(void *ctx, int handle, int checked, char *why, 
 	}
 	*line = jint(ans, "line");
 	snprintf(why, whylen, "%s", jstr(ans, "message", "the candidate's call failed"));
-	out = outcome_of(jstr(ans, "kind", "exception"), why);
+	out = outcome_of(jstr(ans, "kind", "exception"));
 	json_decref(ans);
 	return out;
 }

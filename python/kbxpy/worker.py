@@ -215,7 +215,7 @@ class Worker:
             msg = f"triton compilation error{' in ' + kernel if kernel else ''}{where}: {one_line(inner)}"
             if line:
                 msg += f" ({name} line {line})"
-            return {"kind": "exception", "message": msg, "line": line, "log": log}
+            return {"kind": "compile", "message": msg, "line": line, "log": log}
         line = source.candidate_line(e, name)
         text_e = f"{type(e).__name__}: {one_line(e)}"
         kind = "cuda" if is_cuda_error(e) else "exception"

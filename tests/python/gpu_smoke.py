@@ -277,8 +277,8 @@ def main():
     check("no-op kernel + PyTorch gelu -> not_kernel naming gelu",
           rc != 0 and ans.get("kind") == "not_kernel" and "gelu" in ans.get("message", ""), ans)
     rc, ans, *_ = run_gelu(host, torch, "compile error", COMPILE_ERROR)
-    check(f"Triton compile error -> exception on line {COMPILE_ERROR_LINE}",
-          rc != 0 and ans.get("line") == COMPILE_ERROR_LINE and "triton compilation error" in ans.get("message", ""), ans)
+    check(f"Triton compile error -> compile on line {COMPILE_ERROR_LINE}",
+          rc != 0 and ans.get("kind") == "compile" and ans.get("line") == COMPILE_ERROR_LINE and "triton compilation error" in ans.get("message", ""), ans)
     rc, ans, *_ = run_gelu(host, torch, "dtype", WRONG_DTYPE)
     check("float64 result -> output", rc != 0 and ans.get("kind") == "output" and "float64" in ans.get("message", ""), ans)
     rc, ans, *_ = run_gelu(host, torch, "raises", RAISES)

@@ -125,6 +125,7 @@ class Failures(unittest.TestCase):
         ans = self.w._failure(e, [])
         self.assertEqual(ans["line"], GOOD.splitlines().index("    pass") + 1)
         self.assertIn("triton compilation error in _gelu_kernel", ans["message"])
+        self.assertEqual(ans["kind"], "compile")
 
     def test_cuda_error_kind(self):
         self.assertTrue(is_cuda_error(RuntimeError("CUDA error: an illegal memory access was encountered")))
