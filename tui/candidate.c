@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/lang.h"
 #include "../core/util.h"
 #include "complete.h"
 #include "draw.h"
@@ -67,7 +68,7 @@ static void build(struct tui *t, int width)
 	const struct compile_result *cr = diags_for(t, c);
 	const struct task *task = tui_task(t);
 	const char *p;
-	int line = 1, in_comment = 0, numw, nlines = 1;
+	int line = 1, in_comment = 0, numw, nlines = 1, python;
 
 	docview_reset(&s.v);
 	s.task = t->task;
@@ -103,6 +104,7 @@ static void build(struct tui *t, int width)
 		doc_newline(d);
 		return;
 	}
+	python = lang_detect(c->path, c->source) == LANG_PYTHON;
 	for (p = c->source; *p; p++)
 		nlines += *p == '\n';
 	numw = nlines >= 10000 ? 5 : nlines >= 1000 ? 4 : 3;
@@ -114,7 +116,7 @@ static void build(struct tui *t, int width)
 			len--;
 		doc_addf(&s.v.doc, role ? role : ROLE_LINENR, "%*d", numw, line);
 		doc_add(&s.v.doc, role ? role : ROLE_LINENR, role ? ">" : " ");
-		syntax_line(&s.v.doc, p, len, &in_comment);
+		syntax_line_lang(&s.v.doc, p, len, &in_comment, python);
 		doc_tag(&s.v.doc, line);
 		doc_newline(&s.v.doc);
 		p += n;

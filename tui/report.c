@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "../core/lang.h"
 #include "../core/problem.h"
 #include "../core/util.h"
 #include "keys.h"
@@ -308,7 +309,7 @@ static char *example_expect(const char *path)
 void report_source(struct doc *d, const char *src, int width)
 {
 	const char *p = src ? src : "";
-	int line = 1, in_comment = 0, nlines = 1, numw;
+	int line = 1, in_comment = 0, nlines = 1, numw, python = lang_of_text(p) == LANG_PYTHON;
 
 	for (const char *q = p; *q; q++)
 		nlines += *q == '\n';
@@ -320,7 +321,7 @@ void report_source(struct doc *d, const char *src, int width)
 		if (len && p[len - 1] == '\r')
 			len--;
 		doc_addf(d, ROLE_LINENR, "%*d ", numw, line);
-		syntax_line(d, p, len, &in_comment);
+		syntax_line_lang(d, p, len, &in_comment, python);
 		doc_tag(d, line);
 		doc_newline(d);
 		p += n;

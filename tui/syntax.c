@@ -215,3 +215,139 @@ void syntax_line(struct doc *d, const char *line, size_t n, int *in_comment)
 		pos = e;
 	}
 }
+
+/* ------------------------------------------------------------------ Python ---- */
+
+static const char *const py_keywords[] = {
+	"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+	"def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+	"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+};
+
+/* Triton's and torch's names a kernel reader looks for first */
+static const char *const py_builtins[] = {
+	"arange", "atomic_add", "atomic_max", "cdiv", "constexpr", "dot", "empty", "empty_like", "jit", "load",
+	"num_programs", "program_id", "store", "tl", "torch", "triton", "where", "zeros", "zeros_like",
+};
+
+static const char *const py_types[] = {
+	"bfloat16", "bool", "float", "float16", "float32", "float64", "float8e4nv", "int", "int16", "int32",
+	"int64", "int8", "str", "uint8",
+};
+
+static int is_alpha(char c)
+{
+	return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* r"...", b'...', f"...": a string prefix, not the end of a name */
+static int string_prefix_at(const char *line, size_t n, size_t s)
+{
+	return line[s] && strchr("rbfuRBFU", line[s]) && s + 1 < n && (line[s + 1] == '"' || line[s + 1] == '\'') &&
+	       (s == 0 || !(is_alpha(line[s - 1]) || is_digit(line[s - 1])));
+}
+
+static int py_word_role(const char *w, size_t n)
+{
+	char buf[64];
+
+	if (n == 0 || n >= sizeof(buf))
+		return ROLE_CODE;
+	memcpy(buf, w, n);
+	buf[n] = '\0';
+	if (in_set(buf, py_keywords, NELEM(py_keywords)))
+		return ROLE_KEYWORD;
+	if (in_set(buf, py_types, NELEM(py_types)))
+		return ROLE_TYPE;
+	if (in_set(buf, py_builtins, NELEM(py_builtins)))
+		return ROLE_BUILTIN;
+	return ROLE_CODE;
+}
+
+/* The end of a string that opened with `quote` (tripled when triple) from line[pos]: the index
+ * past its closing quote, or n with *open set when it runs past the line (a triple-quoted one). */
+static size_t py_string_end(const char *line, size_t n, size_t pos, char quote, int triple, int *open)
+{
+	while (pos < n) {
+		if (line[pos] == '\\') {
+			pos += 2;
+			continue;
+		}
+		if (line[pos] == quote && (!triple || (pos + 2 < n && line[pos + 1] == quote && line[pos + 2] == quote)))
+			return pos + (triple ? 3 : 1);
+		pos++;
+	}
+	*open = triple;
+	return n;
+}
+
+void syntax_line_python(struct doc *d, const char *line, size_t n, int *in_string)
+{
+	size_t pos = 0;
+
+	doc_tab_origin(d);
+	if (*in_string) {
+		int open = 0;
+		size_t e = py_string_end(line, n, 0, (char)*in_string, 1, &open);
+
+		doc_addn(d, ROLE_STRING, line, e);
+		if (open)
+			return;
+		*in_string = 0;
+		pos = e;
+	}
+	while (pos < n) {
+		size_t s = pos, e;
+		char c = line[pos];
+		int role = ROLE_CODE;
+
+		if (c == '#') {
+			doc_addn(d, comment_role(line + s, n - s), line + s, n - s);
+			return;
+		}
+		if (c == '@' && strspn(line, " \t") == s) {
+			e = s + 1 + strcspn(line + s + 1, " \t(#");
+			role = ROLE_PREPROC;
+		} else if (c == '"' || c == '\'' || string_prefix_at(line, n, s)) {
+			size_t q = c == '"' || c == '\'' ? s : s + 1;
+			char quote = line[q];
+			int triple = q + 2 < n && line[q + 1] == quote && line[q + 2] == quote, open = 0;
+
+			e = py_string_end(line, n, q + (triple ? 3 : 1), quote, triple, &open);
+			if (open)
+				*in_string = quote;
+			role = ROLE_STRING;
+		} else if (is_digit(c) || (c == '.' && s + 1 < n && is_digit(line[s + 1]))) {
+			/* 12, 1.5e-3, 0x1F, 1_000: digits, letters and dots, and a sign after an exponent */
+			e = s + 1;
+			while (e < n && (is_digit(line[e]) || is_alpha(line[e]) || line[e] == '.' ||
+					 ((line[e] == '+' || line[e] == '-') && (line[e - 1] | 32) == 'e')))
+				e++;
+			role = ROLE_NUMLIT;
+		} else if (is_alpha(c)) {
+			e = s + 1;
+			while (e < n && (is_alpha(line[e]) || is_digit(line[e])))
+				e++;
+			role = py_word_role(line + s, e - s);
+		} else {
+			e = s + 1;
+			while (e < n && !strchr("#\"'@", line[e]) && !is_alpha(line[e]) && !is_digit(line[e]))
+				e++;
+		}
+		doc_addn(d, role, line + s, e - s);
+		pos = e;
+	}
+}
+
+void syntax_line_lang(struct doc *d, const char *line, size_t n, int *state, int python)
+{
+	if (python)
+		syntax_line_python(d, line, n, state);
+	else
+		syntax_line(d, line, n, state);
+}

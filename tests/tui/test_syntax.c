@@ -147,11 +147,11 @@ static void test_garbage(void **state)
 	static const char alphabet[] = "abcxyz_019.'\"\\/*#<> \t(){};@eE+-xX";
 	char line[200];
 	struct doc d;
-	int c = 0;
+	int c = 0, q = 0;
 
 	(void)state;
 	doc_init(&d);
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < 40000; i++) {
 		size_t n = next() % sizeof(line);
 		const struct doc_line *l;
 		size_t total = 0;
@@ -163,7 +163,8 @@ static void test_garbage(void **state)
 				line[k] = ' ';
 		doc_clear(&d);
 		doc_newline(&d);
-		syntax_line(&d, line, n, &c);
+		/* every other line as Python: its scanner must keep the text whole too */
+		syntax_line_lang(&d, line, n, i % 2 ? &q : &c, i % 2);
 		l = &d.lines[0];
 		assert_int_equal(l->len, n);
 		assert_memory_equal(l->text, line, n);
@@ -185,6 +186,52 @@ static void test_garbage(void **state)
 	syntax_cleanup();
 }
 
+static void colour_py(struct doc *d, const char *line, int *in_string)
+{
+	doc_newline(d);
+	syntax_line_python(d, line, strlen(line), in_string);
+}
+
+/* Python (a Triton candidate): keywords, decorators, strings with prefixes, triple-quoted strings
+ * across lines, # comments and @kbx lines, numbers; the text is never changed. */
+static void test_python(void **state)
+{
+	struct doc d;
+	int q = 0;
+
+	(void)state;
+	doc_init(&d);
+	colour_py(&d, "@triton.jit", &q);
+	assert_int_equal(role_of(&d, "@triton.jit"), ROLE_PREPROC);
+	colour_py(&d, "def k(x_ptr, n, BLOCK: tl.constexpr):  # the kernel", &q);
+	assert_int_equal(role_of(&d, "def"), ROLE_KEYWORD);
+	assert_int_equal(role_of(&d, "constexpr"), ROLE_BUILTIN);
+	assert_int_equal(role_of(&d, "# the kernel"), ROLE_COMMENT);
+	assert_int_equal(role_of(&d, "x_ptr"), ROLE_CODE);
+	colour_py(&d, "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32) if True else None", &q);
+	assert_int_equal(role_of(&d, "load"), ROLE_BUILTIN);
+	assert_int_equal(role_of(&d, "0.0"), ROLE_NUMLIT);
+	assert_int_equal(role_of(&d, "float32"), ROLE_TYPE);
+	assert_int_equal(role_of(&d, "True"), ROLE_KEYWORD);
+	colour_py(&d, "s = f'{n}' + r\"\\d\" + 'it\\'s' + 1e-5 + 0x1F", &q);
+	assert_int_equal(role_of(&d, "f'{n}'"), ROLE_STRING);
+	assert_int_equal(role_of(&d, "r\""), ROLE_STRING);
+	assert_int_equal(role_of(&d, "1e-5"), ROLE_NUMLIT);
+	assert_int_equal(role_of(&d, "0x1F"), ROLE_NUMLIT);
+	colour_py(&d, "x = 1  # @kbx expect pass", &q);
+	assert_int_equal(role_of(&d, "# @kbx"), ROLE_KBXLINE);
+	colour_py(&d, "    \"\"\"A docstring # not a comment", &q);
+	assert_int_equal(q, '"');
+	assert_int_equal(role_of(&d, "# not"), ROLE_STRING);
+	colour_py(&d, "still 'inside' def", &q);
+	assert_int_equal(role_of(&d, "def"), ROLE_STRING);
+	colour_py(&d, "ends here\"\"\" + def_x", &q);
+	assert_int_equal(q, 0);
+	assert_int_equal(role_of(&d, "def_x"), ROLE_CODE);
+	assert_string_equal(d.lines[d.n - 1].text, "ends here\"\"\" + def_x");
+	doc_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_comments_and_directives),
 		cmocka_unit_test(test_word_roles),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_python),
 	};
 
 	setlocale(LC_ALL, "C.UTF-8");
