@@ -252,6 +252,16 @@ static int string_prefix_at(const char *line, size_t n, size_t s)
 	       (s == 0 || !(is_alpha(line[s - 1]) || is_digit(line[s - 1])));
 }
 
+static int only_blanks_before(const char *line, size_t s)
+{
+	size_t i;
+
+	for (i = 0; i < s; i++)
+		if (line[i] != ' ' && line[i] != '\t')
+			return 0;
+	return 1;
+}
+
 static int py_word_role(const char *w, size_t n)
 {
 	char buf[64];
@@ -310,8 +320,10 @@ void syntax_line_python(struct doc *d, const char *line, size_t n, int *in_strin
 			doc_addn(d, comment_role(line + s, n - s), line + s, n - s);
 			return;
 		}
-		if (c == '@' && strspn(line, " \t") == s) {
-			e = s + 1 + strcspn(line + s + 1, " \t(#");
+		if (c == '@' && only_blanks_before(line, s)) {
+			e = s + 1;
+			while (e < n && !strchr(" \t(#", line[e]))
+				e++;
 			role = ROLE_PREPROC;
 		} else if (c == '"' || c == '\'' || string_prefix_at(line, n, s)) {
 			size_t q = c == '"' || c == '\'' ? s : s + 1;
