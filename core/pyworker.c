@@ -230,6 +230,11 @@ void pyworker_exec(const struct pyworker_paths *p, const char *workdir)
 	setenv("TMPDIR", workdir, 1);
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
 	setenv("PYTHONUNBUFFERED", "1", 1);
+#ifdef KBX_SANITIZER_PRELOAD
+	/* a --enable-debug build: the engine library is sanitized, the interpreter is not */
+	setenv("LD_PRELOAD", KBX_SANITIZER_PRELOAD, 1);
+	setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+#endif
 	net = isolate_network(why, sizeof(why));
 	setenv("KBX_SANDBOX", net, 1);
 	setrlimit(RLIMIT_CORE, &no_core);
