@@ -15,7 +15,8 @@
 static const char show_usage[] =
 	"usage: kbx show TASK [--json]\n"
 	"\n"
-	"A task's summary, arguments, tolerance, cases, perf rows and golden tables.\n";
+	"A task's summary, arguments, tolerance, cases, perf rows and golden tables, and the entry\n"
+	"function a Python candidate defines.\n";
 
 static char *shape_text(const struct task_arg *a)
 {
@@ -42,6 +43,8 @@ static json_t *task_json(const struct task *t, const char *root)
 	json_object_set_new(o, "summary", json_string(t->summary ? t->summary : ""));
 	json_object_set_new(o, "mirrors", json_string(t->mirrors ? t->mirrors : ""));
 	json_object_set_new(o, "verifier", json_string(t->verifier ? t->verifier : "elementwise"));
+	json_object_set_new(o, "python", t->py_entry ? json_pack("{s:s, s:s}", "entry", t->py_entry, "signature",
+								 t->py_signature) : json_null());
 	for (i = 0; i < t->nargs; i++) {
 		json_t *a = json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "dir", arg_dir_name(t->args[i].dir), "dtype",
 				      dtype_name(t->args[i].dtype));
@@ -142,6 +145,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (t->mirrors)
 		printf("mirrors    KernelBenchX %s\n", t->mirrors);
 	printf("verifier   %s\n", t->verifier ? t->verifier : "elementwise");
+	if (t->py_entry)
+		printf("python     def %s%s\n", t->py_entry, t->py_signature);
 	if (t->tol.metric)
 		printf("tolerance  cosine >= %g, l1_relative <= %g, rmse <= %g\n", t->tol.cosine_sim, t->tol.l1_relative,
 		       t->tol.rmse);
