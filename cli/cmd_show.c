@@ -224,12 +224,15 @@ int cmd_show(struct cli *c, int argc, char **argv)
 int cmd_starter(struct cli *c, int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: kbx starter TASK [--trivial zeros|ones|copy]\n\n"
+		"usage: kbx starter TASK [--python | --trivial zeros|ones|copy]\n\n"
 		"Print a skeleton candidate: the kernel signature in argument order and a launch line.\n"
+		"--python prints a Python candidate in KernelBenchX's format instead: one @triton.jit kernel\n"
+		"over a flat range and the task's entry function, which allocates the outputs and launches it.\n"
 		"--trivial prints a complete degenerate candidate instead (outputs all zeros, all ones, or\n"
 		"a copy of the first input), which no task may pass.\n";
 	const struct task *t;
 	const char *kind = NULL;
+	int python = 0;
 	char *text;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -238,12 +241,17 @@ int cmd_starter(struct cli *c, int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[2], "--trivial"))
 		kind = argv[3];
+	else if (argc == 3 && !strcmp(argv[2], "--python"))
+		python = 1;
 	else if (argc != 2)
-		return cli_fail(2, "usage: kbx starter TASK [--trivial zeros|ones|copy]");
+		return cli_fail(2, "usage: kbx starter TASK [--python | --trivial zeros|ones|copy]");
 	t = cli_task(c, argv[1]);
 	if (!t)
 		return 2;
-	text = kind ? starter_trivial(t, kind) : starter_text(t);
+	if (python && !t->py_entry)
+		return cli_fail(2, "task '%s' names no Python entry function (no [python] section in '%s')", t->id,
+				t->ini_path);
+	text = python ? starter_python(t) : kind ? starter_trivial(t, kind) : starter_text(t);
 	if (!text)
 		return cli_fail(2, "--trivial expects zeros, ones or copy, not '%s'", kind);
 	fputs(text, stdout);
