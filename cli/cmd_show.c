@@ -15,7 +15,8 @@
 static const char show_usage[] =
 	"usage: kbx show TASK [--json]\n"
 	"\n"
-	"A task's summary, arguments, tolerance, cases, perf rows and golden tables.\n";
+	"A task's summary, arguments, tolerance, cases, perf rows and golden tables, and the entry\n"
+	"function a Python candidate defines.\n";
 
 static char *shape_text(const struct task_arg *a)
 {
@@ -42,6 +43,8 @@ static json_t *task_json(const struct task *t, const char *root)
 	json_object_set_new(o, "summary", json_string(t->summary ? t->summary : ""));
 	json_object_set_new(o, "mirrors", json_string(t->mirrors ? t->mirrors : ""));
 	json_object_set_new(o, "verifier", json_string(t->verifier ? t->verifier : "elementwise"));
+	json_object_set_new(o, "python", t->py_entry ? json_pack("{s:s, s:s}", "entry", t->py_entry, "signature",
+								 t->py_signature) : json_null());
 	for (i = 0; i < t->nargs; i++) {
 		json_t *a = json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "dir", arg_dir_name(t->args[i].dir), "dtype",
 				      dtype_name(t->args[i].dtype));
@@ -154,6 +157,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (t->mirrors)
 		printf("mirrors    KernelBenchX %s\n", t->mirrors);
 	printf("verifier   %s\n", t->verifier ? t->verifier : "elementwise");
+	if (t->py_entry)
+		printf("python     def %s%s\n", t->py_entry, t->py_signature);
 	if (t->tol.metric)
 		printf("tolerance  cosine >= %g, l1_relative <= %g, rmse <= %g\n", t->tol.cosine_sim, t->tol.l1_relative,
 		       t->tol.rmse);
@@ -244,12 +249,15 @@ int cmd_show(struct cli *c, int argc, char **argv)
 int cmd_starter(struct cli *c, int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: kbx starter TASK [--trivial zeros|ones|copy]\n\n"
+		"usage: kbx starter TASK [--python | --trivial zeros|ones|copy]\n\n"
 		"Print a skeleton candidate: the kernel signature in argument order and a launch line.\n"
+		"--python prints a Python candidate in KernelBenchX's format instead: one @triton.jit kernel\n"
+		"over a flat range and the task's entry function, which allocates the outputs and launches it.\n"
 		"--trivial prints a complete degenerate candidate instead (outputs all zeros, all ones, or\n"
 		"a copy of the first input), which no task may pass.\n";
 	const struct task *t;
 	const char *kind = NULL;
+	int python = 0;
 	char *text;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -258,12 +266,17 @@ int cmd_starter(struct cli *c, int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[2], "--trivial"))
 		kind = argv[3];
+	else if (argc == 3 && !strcmp(argv[2], "--python"))
+		python = 1;
 	else if (argc != 2)
-		return cli_fail(2, "usage: kbx starter TASK [--trivial zeros|ones|copy]");
+		return cli_fail(2, "usage: kbx starter TASK [--python | --trivial zeros|ones|copy]");
 	t = cli_task(c, argv[1]);
 	if (!t)
 		return 2;
-	text = kind ? starter_trivial(t, kind) : starter_text(t);
+	if (python && !t->py_entry)
+		return cli_fail(2, "task '%s' names no Python entry function (no [python] section in '%s')", t->id,
+				t->ini_path);
+	text = python ? starter_python(t) : kind ? starter_trivial(t, kind) : starter_text(t);
 	if (!text)
 		return cli_fail(2, "--trivial expects zeros, ones or copy, not '%s'", kind);
 	fputs(text, stdout);

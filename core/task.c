@@ -1087,10 +1087,42 @@ static enum kbx_status parse_derive_section(struct task *t, const struct raw_sec
 	return st;
 }
 
+/* [python]: entry = NAME; signature = (PARAMS), a long one over indented lines. Only the shape is
+ * checked here: the Python worker checks a candidate's function against it. */
+static enum kbx_status parse_python_section(struct task *t, const struct raw_section *sec)
+{
+	int i;
+
+	for (i = 0; i < sec->n; i++) {
+		const struct raw_entry *e = &sec->e[i];
+		size_t n = strlen(e->value);
+
+		if (!strcmp(e->key, "entry")) {
+			if (!is_ident(e->value))
+				return kbx_error(KBX_EPARSE, "entry = '%s' in [python] of '%s' line %d: expected a Python identifier",
+						 e->value, t->ini_path, e->line);
+			t->py_entry = xstrdup(e->value);
+		} else if (!strcmp(e->key, "signature")) {
+			if (n < 2 || e->value[0] != '(' || e->value[n - 1] != ')')
+				return kbx_error(KBX_EPARSE,
+						 "signature = '%s' in [python] of '%s' line %d: expected the parameters in "
+						 "parentheses, as in (input, approximate='none')", e->value, t->ini_path, e->line);
+			t->py_signature = xstrdup(e->value);
+		} else {
+			return kbx_error(KBX_EPARSE, "unknown key '%s' in [python] of '%s' line %d (expected entry or signature)",
+					 e->key, t->ini_path, e->line);
+		}
+	}
+	if (!t->py_entry || !t->py_signature)
+		return kbx_error(KBX_EPARSE, "[python] in '%s' line %d needs both entry and signature", t->ini_path,
+				 sec->line);
+	return KBX_OK;
+}
+
 /* ---- the whole task ------------------------------------------------------------------------- */
 
 static const char *const known_sections[] = { "task", "args", "tolerance", "tolerance.perf", "inputs", "perf",
-					      "verifier", "static", "derive" };
+					      "verifier", "static", "derive", "python" };
 
 static enum kbx_status check_sections(const char *path, const struct ini_state *s)
 {
@@ -1106,7 +1138,7 @@ static enum kbx_status check_sections(const char *path, const struct ini_state *
 		if (!known)
 			return kbx_error(KBX_EPARSE,
 					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
-					 "[tolerance.perf], [inputs], [case.NAME], [perf], [verifier], [static] or [derive])",
+					 "[tolerance.perf], [inputs], [case.NAME], [perf], [verifier], [static], [derive] or [python])",
 					 name, path, s->secs[i].line);
 		for (j = 0; j < i; j++)
 			if (strcmp(name, s->secs[j].name) == 0)
@@ -1254,6 +1286,8 @@ static enum kbx_status load(struct task *t, const char *text)
 			st = parse_static_section(t, sec);
 		else if (strcmp(sec->name, "derive") == 0)
 			st = parse_derive_section(t, sec);
+		else if (strcmp(sec->name, "python") == 0)
+			st = parse_python_section(t, sec);
 		else if (strcmp(sec->name, "verifier") == 0)
 			st = strcmp(t->verifier, "distribution") == 0 ? parse_verifier_section(t, sec)
 			     : strcmp(t->verifier, "property") == 0 ? parse_property_section(t, sec)
@@ -1402,9 +1436,9 @@ void task_free(struct task *t)
 	free(t->derive_sizes);
 	free(t->derive_values_off);
 	free(t->derive_base);
+	free_bindings(t->verifier_params, t->nverifier_params);
 	free(t->py_entry);
 	free(t->py_signature);
-	free_bindings(t->verifier_params, t->nverifier_params);
 	for (i = 0; i < t->nexamples; i++)
 		free(t->examples[i]);
 	free(t->examples);

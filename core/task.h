@@ -12,7 +12,8 @@
  * perf row when the task loads. [task] needs name, category, difficulty and summary (mirrors defaults to ""); a task needs
  * at least one case and one out/inout buffer; [verifier] (output, law = uniform01, seed_arg)
  * goes with verifier = distribution and only with it. `bytes`, `flops`, `input_size` and
- * `sms` are reserved names.
+ * `sms` are reserved names. [python] (entry, signature: both or neither section) names the entry
+ * function of a Python candidate; tools/python_entries.py writes it from KernelBenchX.
  *
  * catalogue_load reads every task under a root once; the catalogue is then read-only and
  * shared by the whole run (CLI, TUI, worker). A task that does not load is skipped and its
@@ -124,8 +125,10 @@ struct task {
 	char *derive_values_off; /* [derive] values = off: REASON, or NULL */
 	char *derive_base;      /* [derive] base = CASE, or NULL (then chosen, see derive.h) */
 	long long derive_limit; /* [derive] limit = N: no derived size above N; 0 = none */
-	char *py_entry;         /* [python] entry: the PyTorch function's name, or NULL */
-	char *py_signature;     /* [python] signature: its parameters "(input, approximate='none')", or NULL */
+	char *py_entry;         /* [python] entry: the function a Python candidate defines (KernelBenchX's
+				 * name for it); NULL when the task has no [python] section */
+	char *py_signature;     /* [python] signature: its parameters as KernelBenchX writes them,
+				 * "(input, approximate='none')"; NULL with py_entry */
 	char **examples;        /* paths of the .cu files in examples/, sorted */
 	int nexamples;
 };

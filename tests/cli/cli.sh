@@ -29,9 +29,16 @@ expect 0 "show gelu" -- "$kbx" show gelu
 contains "$tmp/out" "Activation/gelu" "show names the task"
 contains "$tmp/out" "x +in +f32 +\[n\]" "show lists the arguments"
 contains "$tmp/out" "golden .*h200" "show lists golden tables"
+contains "$tmp/out" "^python +def gelu\(input, approximate='none'\)$" "show names the Python entry and its signature"
 expect 0 "show --json" -- "$kbx" show Activation/gelu --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["golden_rows"]["h200"] == 16' "$tmp/out" \
 	&& ok "show --json: 16 golden rows on h200" || no "show --json golden rows"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["python"] == {"entry": "gelu", "signature": "(input, approximate=\x27none\x27)"}, d["python"]' "$tmp/out" \
+	&& ok "show --json: python entry and signature" || no "show --json python entry"
+expect 0 "show an optimizer" -- "$kbx" show Optimizer/AdamW
+contains "$tmp/out" "^python +def adamw_step\(param, grad, exp_avg, exp_avg_sq, step, lr=1e-3, .*weight_decay=0.01\)$" \
+	"show: an entry named unlike its task, a signature joined from two lines"
 expect 2 "show unknown task" -- "$kbx" show nosuchtask
 contains "$tmp/err" "unknown task 'nosuchtask'" "unknown task is named"
 

@@ -391,6 +391,52 @@ static void test_long_lines(void **state)
 	free(ini);
 }
 
+/* [python]: the entry and its signature, a long signature joined over indented lines; without
+ * the section both are NULL. */
+static void test_python_section(void **state)
+{
+	char *ini = make_ini("py", 0, NULL, 0, NULL,
+			     "\n[python]\n; KernelBenchX's entry\nentry = _fused_gelu2\n"
+			     "signature = (input, other, *,\n  approximate='none',\n\teps=1e-05, out=None)\n");
+	struct task *t;
+
+	write_task_at(root, "Math", "py", ini, strlen(ini), 1);
+	if (task_load(root, "Math", "py", &t) != KBX_OK)
+		fail_msg("%s", kbx_last_error());
+	assert_string_equal(t->py_entry, "_fused_gelu2");
+	assert_string_equal(t->py_signature, "(input, other, *, approximate='none', eps=1e-05, out=None)");
+	/* the sections before it are read as before */
+	assert_int_equal(t->perf.nrows, 3);
+	task_free(t);
+	free(ini);
+
+	/* anywhere in the file, not only at the end; an empty parameter list */
+	ini = make_ini("py_mid", 0, NULL, 0, NULL, NULL);
+	{
+		char *mid = xasprintf("%.*s[python]\nentry = rand\nsignature = ()\n\n%s", (int)(strstr(ini, "[perf]") - ini),
+				      ini, strstr(ini, "[perf]"));
+
+		write_task_at(root, "Math", "py_mid", mid, strlen(mid), 1);
+		free(mid);
+	}
+	if (task_load(root, "Math", "py_mid", &t) != KBX_OK)
+		fail_msg("%s", kbx_last_error());
+	assert_string_equal(t->py_entry, "rand");
+	assert_string_equal(t->py_signature, "()");
+	assert_int_equal(t->perf.nrows, 3);
+	task_free(t);
+	free(ini);
+
+	ini = make_ini("no_py", 0, NULL, 0, NULL, NULL);
+	write_task_at(root, "Math", "no_py", ini, strlen(ini), 1);
+	if (task_load(root, "Math", "no_py", &t) != KBX_OK)
+		fail_msg("%s", kbx_last_error());
+	assert_null(t->py_entry);
+	assert_null(t->py_signature);
+	task_free(t);
+	free(ini);
+}
+
 /* ---- broken tasks, one per kind of error ------------------------------------------------------- */
 
 struct broken {
@@ -487,6 +533,23 @@ static const struct broken broken[] = {
 	{ "perf_tol_distribution", 9, "verifier = distribution", 0, NULL,
 	  "[verifier]\noutput = y\nlaw = uniform01\nseed_arg = n\n[tolerance.perf]\natol = 1e-3\n", 31,
 	  "is for the elementwise verifier" },
+	{ "python_entry_not_identifier", 0, NULL, 0, NULL, "[python]\nentry = my-gelu\nsignature = (x)\n", 28,
+	  "entry = 'my-gelu' in [python]" },
+	{ "python_entry_digit", 0, NULL, 0, NULL, "[python]\nentry = 2gelu\nsignature = (x)\n", 28,
+	  "expected a Python identifier" },
+	{ "python_entry_empty", 0, NULL, 0, NULL, "[python]\nentry =\nsignature = (x)\n", 28,
+	  "expected a Python identifier" },
+	{ "python_signature_no_parens", 0, NULL, 0, NULL, "[python]\nentry = gelu\nsignature = input, approximate\n",
+	  29, "signature = 'input, approximate' in [python]" },
+	{ "python_signature_unclosed", 0, NULL, 0, NULL, "[python]\nentry = gelu\nsignature = (input,\n", 29,
+	  "expected the parameters in parentheses" },
+	{ "python_signature_def", 0, NULL, 0, NULL, "[python]\nentry = gelu\nsignature = def gelu(x)\n", 29,
+	  "expected the parameters in parentheses" },
+	{ "python_unknown_key", 0, NULL, 0, NULL, "[python]\nentry = gelu\nsignature = (x)\nfile = gelu.py\n", 30,
+	  "unknown key 'file' in [python]" },
+	{ "python_no_signature", 0, NULL, 0, NULL, "[python]\nentry = gelu\n", 27, "needs both entry and signature" },
+	{ "python_twice", 0, NULL, 0, NULL, "[python]\nentry = a\nsignature = (x)\n[python]\nentry = b\nsignature = (x)\n",
+	  30, "duplicate section '[python]'" },
 };
 
 static void test_broken_tasks(void **state)
@@ -691,6 +754,9 @@ static void test_real_catalogue(void **state)
 		}
 		assert_ptr_equal(catalogue_find(&cat, t->id), t);
 		assert_true(t->ncases > 0);
+		/* tools/python_entries.py gave every task KernelBenchX's entry function */
+		if (!t->py_entry || !t->py_signature)
+			fail_msg("task '%s' has no [python] entry and signature", t->id);
 		cases += t->ncases;
 		rows += t->perf.nrows;
 	}
@@ -817,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_perf_tolerance),
 		cmocka_unit_test(test_continuation_lines),
 		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_python_section),
 		cmocka_unit_test(test_broken_tasks),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_missing_files),

@@ -1,0 +1,82 @@
+#!/bin/sh
+# The Triton candidates of tests/triton/ on a GPU: each runs as `kbx run TASK FILE --json` (the
+# Python worker) and must get the verdict its header announces, with its `because` pattern
+# (grep -E) found in the summary message or, failing that, anywhere in the run's JSON (the logs).
+# --no-perf unless the header's args ask for --rows; the header's args come last. Then: the
+# syntax error is never NVRTC's, and a run after the hang and the fault still passes (a fresh
+# worker). One line per candidate: ok|FAIL  file  expected  got  message (seconds).
+# Skips (77) without a CUDA device or without python3 with torch and triton.
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
+dir="$srcdir/tests/triton"
+: "${KBX_TASKS:=$srcdir/tasks}"
+export KBX_TASKS
+
+need_gpu
+if ! python3 -c 'import torch, triton; assert torch.cuda.is_available()' 2>/dev/null; then
+	echo "SKIP: python3 with torch (CUDA) and triton needed"
+	exit 77
+fi
+
+header() {
+	sed -n "s|^# @kbx $2 \\(.*\\)\$|\\1|p" "$1" | head -n 1
+}
+
+# fields JSON: the verdict on line 1, the summary message on line 2
+fields() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d.get("verdict", ""))
+print(" ".join(str((d.get("summary") or {}).get("message", "")).split()))' "$1" 2>/dev/null
+}
+
+fail=0
+n=0
+for f in "$dir"/*.py; do
+	[ -e "$f" ] || continue
+	n=$((n + 1))
+	name=$(basename "$f")
+	task=$(header "$f" task)
+	want=$(header "$f" expect)
+	because=$(header "$f" because)
+	args=$(header "$f" args)
+	case " $args " in
+	*" --rows "*) perf= ;;
+	*) perf=--no-perf ;;
+	esac
+	start=$(date +%s)
+	# shellcheck disable=SC2086 # perf and args are words by design
+	"$kbx" run "$task" "$f" $perf --json --no-history --launch-timeout 10 $args >"$tmp/out.json" 2>"$tmp/err"
+	took=$(($(date +%s) - start))
+	fields "$tmp/out.json" >"$tmp/fields"
+	got=$(sed -n 1p "$tmp/fields")
+	[ -n "$got" ] || got=none
+	msg=$(sed -n 2p "$tmp/fields")
+	[ -n "$msg" ] || msg=$(head -c 300 "$tmp/err")
+	found=1
+	if [ -n "$because" ]; then
+		printf '%s\n' "$msg" | grep -qE -- "$because" || grep -qE -- "$because" "$tmp/out.json" "$tmp/err" || found=0
+	fi
+	if [ "$got" = "$want" ] && [ "$found" = 1 ]; then
+		printf 'ok   %-36s %-13s %-13s %s (%ss)\n' "$name" "$want" "$got" "$msg" "$took"
+	else
+		printf 'FAIL %-36s %-13s %-13s %s (%ss; want %s%s)\n' "$name" "${want:-?}" "$got" "$msg" "$took" \
+			"${want:-a # @kbx expect line}" "${because:+ matching /$because/}"
+		fail=1
+	fi
+	if [ "$name" = gelu_syntax_error.py ] && grep -qiE 'nvrtc|identifier "import"' "$tmp/out.json" "$tmp/err"; then
+		echo "FAIL gelu_syntax_error.py: reported by NVRTC"
+		fail=1
+	fi
+done
+[ "$n" -gt 0 ] || { echo "FAIL: no candidates in $dir"; fail=1; }
+
+# After the hang and the illegal address above, the next Python run works in a fresh worker.
+"$kbx" run Activation/gelu "$dir/gelu_pass.py" --no-perf --json --no-history >"$tmp/out.json" 2>"$tmp/err"
+got=$(fields "$tmp/out.json" | sed -n 1p)
+if [ "$got" = pass ]; then
+	echo "ok   fresh worker after faults"
+else
+	echo "FAIL fresh worker after faults: ${got:-none} $(head -c 300 "$tmp/err")"
+	fail=1
+fi
+exit $fail
