@@ -70,6 +70,43 @@ for f in "$dir"/*.py; do
 done
 [ "$n" -gt 0 ] || { echo "FAIL: no candidates in $dir"; fail=1; }
 
+# The whole set as one KernelBenchX predictions.jsonl (fenced, as LLM answers come): one kept
+# worker serves every item; each item's verdict must be the one its header announces, and the
+# metrics and summary must be written. (--no-perf: the timings are the runs' above.)
+python3 - "$dir" "$tmp/pred.jsonl" "$tmp/want.txt" <<'PY'
+import json, os, sys
+d, pred, want = sys.argv[1:]
+with open(pred, "w") as p, open(want, "w") as w:
+    n = 0
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".py"):
+            continue
+        text = open(os.path.join(d, f)).read()
+        head = {l[7:].split(" ", 1)[0]: l[7:].split(" ", 1)[1].strip() for l in text.splitlines()
+                if l.startswith("# @kbx ") and " " in l[7:]}
+        if "--launch-timeout" in head.get("args", ""):
+            continue          # the hang: once above is enough
+        n += 1
+        p.write(json.dumps({"file": head["task"] + ".py", "predict": "```python\n" + text + "```\n"}) + "\n")
+        w.write("line %d %s %s\n" % (n, head["expect"], f))
+PY
+if "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --no-perf --quiet --launch-timeout 10 >"$tmp/eval.out" 2>&1 &&
+   [ -s "$tmp/ev/metrics.json" ] && [ -s "$tmp/ev/summary.json" ]; then
+	bad=0
+	while read -r _ id want file; do
+		got=$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("id") == sys.argv[2]:
+        print(r.get("verdict"))' "$tmp/ev/progress.jsonl" "line $id")
+		[ "$got" = "$want" ] || { echo "FAIL eval item $id ($file): $got, wanted $want"; bad=1; }
+	done <"$tmp/want.txt"
+	[ $bad = 0 ] && echo "ok   kbx eval of the set: every item's verdict, metrics.json and summary.json" || fail=1
+else
+	echo "FAIL kbx eval of the set: $(tail -5 "$tmp/eval.out")"
+	fail=1
+fi
+
 # After the hang and the illegal address above, the next Python run works in a fresh worker.
 "$kbx" run Activation/gelu "$dir/gelu_pass.py" --no-perf --json --no-history >"$tmp/out.json" 2>"$tmp/err"
 got=$(fields "$tmp/out.json" | sed -n 1p)
