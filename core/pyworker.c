@@ -150,13 +150,26 @@ int pyworker_env_allowed(const char *name)
 	return 0;
 }
 
-/* Keep what pyworker_env_allowed lets through, drop the rest. */
-static void scrub_environment(void)
+#define SANDBOX_SLOT 120   /* room for what isolate_network writes into KBX_SANDBOX=... */
+
+static void env_add(struct pyworker_plan *pl, size_t *cap, char *entry)
+{
+	XGROW(pl->envp, pl->nenv + 2, *cap);
+	pl->envp[pl->nenv++] = entry;
+	pl->envp[pl->nenv] = NULL;
+}
+
+/* The worker's environment (what pyworker_env_allowed lets through, and kbx's own), its argv
+ * and the uid/gid maps: all made here, in the parent, so that the child between fork and exec
+ * calls nothing that allocates or takes a lock (the explorer forks from a thread). */
+void pyworker_plan(const struct pyworker_paths *p, const char *workdir, struct pyworker_plan *pl)
 {
 	extern char **environ;
-	char **keep = NULL, **e;
-	size_t n = 0, cap = 0, i;
+	char **e;
+	size_t cap = 0;
+	int triton_cache_set = 0;
 
+	memset(pl, 0, sizeof(*pl));
 	for (e = environ; e && *e; e++) {
 		char name[256];
 		const char *eq = strchr(*e, '=');
@@ -167,15 +180,43 @@ static void scrub_environment(void)
 		memcpy(name, *e, len);
 		name[len] = '\0';
 		if (pyworker_env_allowed(name)) {
-			XGROW(keep, n + 1, cap);
-			keep[n++] = xstrdup(*e);
+			env_add(pl, &cap, xstrdup(*e));
+			triton_cache_set |= !strcmp(name, "TRITON_CACHE_DIR");
 		}
 	}
-	clearenv();
-	for (i = 0; i < n; i++) {
-		putenv(keep[i]);   /* putenv keeps the string: it stays for the exec */
-	}
-	free(keep);
+	env_add(pl, &cap, xasprintf("KBX_PYLIB=%s", p->library));
+	env_add(pl, &cap, xasprintf("KBX_TASKS=%s", p->tasks));
+	if (!triton_cache_set)
+		env_add(pl, &cap, xasprintf("TRITON_CACHE_DIR=%s", p->triton_cache));
+	env_add(pl, &cap, xasprintf("TMPDIR=%s", workdir));
+	env_add(pl, &cap, xstrdup("PYTHONDONTWRITEBYTECODE=1"));
+	env_add(pl, &cap, xstrdup("PYTHONUNBUFFERED=1"));
+#ifdef KBX_SANITIZER_PRELOAD
+	/* a --enable-debug build: the engine library is sanitized, the interpreter is not */
+	env_add(pl, &cap, xstrdup("LD_PRELOAD=" KBX_SANITIZER_PRELOAD));
+	env_add(pl, &cap, xstrdup("ASAN_OPTIONS=detect_leaks=0"));
+#endif
+	pl->sandbox = xcalloc(1, sizeof("KBX_SANDBOX=") + SANDBOX_SLOT);
+	memcpy(pl->sandbox, "KBX_SANDBOX=", sizeof("KBX_SANDBOX="));
+	env_add(pl, &cap, pl->sandbox);
+	snprintf(pl->uid_map, sizeof(pl->uid_map), "%d %d 1", (int)getuid(), (int)getuid());
+	snprintf(pl->gid_map, sizeof(pl->gid_map), "%d %d 1", (int)getgid(), (int)getgid());
+	pl->argv[0] = xstrdup(p->python);
+	pl->argv[1] = xstrdup("-u");
+	pl->argv[2] = xstrdup(p->program);
+	pl->argv[3] = NULL;
+}
+
+void pyworker_plan_free(struct pyworker_plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nenv; i++)
+		free(pl->envp[i]);
+	free(pl->envp);
+	for (i = 0; pl->argv[i]; i++)
+		free(pl->argv[i]);
+	memset(pl, 0, sizeof(*pl));
 }
 
 static int write_text(const char *path, const char *text)
@@ -189,57 +230,52 @@ static int write_text(const char *path, const char *text)
 	return ok ? 0 : -1;
 }
 
-/* An empty network namespace: directly as root, else inside a user namespace that maps the
- * user to itself (files keep their owner). Returns what happened, for KBX_SANDBOX. */
-static const char *isolate_network(char *why, size_t len)
+/* s into the KBX_SANDBOX slot (no allocation) */
+static void say_sandbox(struct pyworker_plan *pl, const char *what, const char *detail)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	char map[64];
+	char *out = pl->sandbox + sizeof("KBX_SANDBOX=") - 1;
+	size_t n = 0;
 
-	if (unshare(CLONE_NEWNET) == 0)
-		return "network namespace";
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
-		snprintf(map, sizeof(map), "%d %d 1", (int)uid, (int)uid);
-		write_text("/proc/self/setgroups", "deny");
-		if (write_text("/proc/self/uid_map", map) == 0) {
-			snprintf(map, sizeof(map), "%d %d 1", (int)gid, (int)gid);
-			write_text("/proc/self/gid_map", map);
-			return "user and network namespace";
-		}
-		return "user and network namespace (no uid map)";
-	}
-	snprintf(why, len, "none: unshare: %s", strerror(errno));
-	return why;
+	for (; *what && n < SANDBOX_SLOT - 1; what++)
+		out[n++] = *what;
+	for (; detail && *detail && n < SANDBOX_SLOT - 1; detail++)
+		out[n++] = *detail;
+	out[n] = '\0';
 }
 
-void pyworker_exec(const struct pyworker_paths *p, const char *workdir)
+/* An empty network namespace: directly as root, else inside a user namespace that maps the
+ * user to itself (files keep their owner). */
+static void isolate_network(struct pyworker_plan *pl)
+{
+	if (unshare(CLONE_NEWNET) == 0) {
+		say_sandbox(pl, "network namespace", NULL);
+		return;
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+		write_text("/proc/self/setgroups", "deny");
+		if (write_text("/proc/self/uid_map", pl->uid_map) == 0) {
+			write_text("/proc/self/gid_map", pl->gid_map);
+			say_sandbox(pl, "user and network namespace", NULL);
+		} else {
+			say_sandbox(pl, "user and network namespace (no uid map)", NULL);
+		}
+		return;
+	}
+	say_sandbox(pl, "none: unshare: ", errno == EPERM ? "not permitted" : errno == EINVAL ? "not supported"
+				       : "failed");
+}
+
+void pyworker_exec(struct pyworker_plan *pl)
 {
 	struct rlimit cpu = { PY_CPU_SECONDS, PY_CPU_SECONDS };
 	struct rlimit fsize = { PY_MAX_FILE_BYTES, PY_MAX_FILE_BYTES };
 	struct rlimit nofile = { PY_MAX_OPEN_FILES, PY_MAX_OPEN_FILES };
 	struct rlimit no_core = { 0, 0 };
-	char why[160];
-	const char *net;
 
-	scrub_environment();
-	setenv("KBX_PYLIB", p->library, 1);
-	setenv("KBX_TASKS", p->tasks, 1);
-	if (!getenv("TRITON_CACHE_DIR"))
-		setenv("TRITON_CACHE_DIR", p->triton_cache, 1);
-	setenv("TMPDIR", workdir, 1);
-	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-	setenv("PYTHONUNBUFFERED", "1", 1);
-#ifdef KBX_SANITIZER_PRELOAD
-	/* a --enable-debug build: the engine library is sanitized, the interpreter is not */
-	setenv("LD_PRELOAD", KBX_SANITIZER_PRELOAD, 1);
-	setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-#endif
-	net = isolate_network(why, sizeof(why));
-	setenv("KBX_SANDBOX", net, 1);
+	isolate_network(pl);
 	setrlimit(RLIMIT_CORE, &no_core);
 	setrlimit(RLIMIT_CPU, &cpu);
 	setrlimit(RLIMIT_FSIZE, &fsize);
 	setrlimit(RLIMIT_NOFILE, &nofile);
-	execl(p->python, p->python, "-u", p->program, (char *)NULL);
+	execve(pl->argv[0], pl->argv, pl->envp);
 }

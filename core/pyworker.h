@@ -26,6 +26,7 @@
 #define KBX_PYWORKER_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #include "status.h"
 
@@ -41,9 +42,22 @@ struct pyworker_paths {
 enum kbx_status pyworker_paths(const char *python, const char *tasks_root, const char *exe,
 			       struct pyworker_paths *out);
 
+/* What the child will exec with, made in the parent before it forks (the child must not
+ * allocate: the explorer forks from a thread). */
+struct pyworker_plan {
+	char **envp;
+	size_t nenv;
+	char *sandbox;          /* "KBX_SANDBOX=" and room the child fills in (one of envp) */
+	char uid_map[64], gid_map[64];
+	char *argv[4];
+};
+
+void pyworker_plan(const struct pyworker_paths *p, const char *workdir, struct pyworker_plan *pl);
+void pyworker_plan_free(struct pyworker_plan *pl);
+
 /* In the forked child, in its working directory: sandbox and exec; returns only on failure
- * (errno set). */
-void pyworker_exec(const struct pyworker_paths *p, const char *workdir);
+ * (errno set). Async-signal-safe: system calls and writes into the plan's own memory only. */
+void pyworker_exec(struct pyworker_plan *pl);
 
 /* Whether an environment variable may pass into the Python worker. */
 int pyworker_env_allowed(const char *name);

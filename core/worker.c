@@ -308,7 +308,7 @@ static void report_end(struct watch *w, enum verdict v, const char *msg)
 
 #define SANITIZER_LOG "sanitizer.log"
 
-static void child(const char *exe, const struct pyworker_paths *py, const char *sanitizer, const char *tool,
+static void child(const char *exe, struct pyworker_plan *py, const char *sanitizer, const char *tool,
 		  const char *dir, int in_fd, int out_fd, int err_fd)
 {
 	struct rlimit no_core = { 0, 0 };
@@ -330,8 +330,8 @@ static void child(const char *exe, const struct pyworker_paths *py, const char *
 	setrlimit(RLIMIT_FSIZE, &fsize);
 	setrlimit(RLIMIT_NOFILE, &nofile);
 	if (py) {
-		pyworker_exec(py, dir);
-		dprintf(2, "cannot execute '%s': %s\n", py->python, strerror(errno));
+		pyworker_exec(py);
+		dprintf(2, "cannot execute '%s': %s\n", py->argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (sanitizer)
@@ -484,6 +484,7 @@ struct worker_keep {
 static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const struct pyworker_paths *py,
 				  const char *sanitizer, const char *tool)
 {
+	struct pyworker_plan plan;
 	int in_p[2], out_p[2], err_p[2];
 
 	memset(wp, 0, sizeof(*wp));
@@ -494,15 +495,22 @@ static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const
 	if (!mkdtemp(wp->workdir))
 		return kbx_error(KBX_EWORKER, "cannot create a working directory '%s': %s", wp->workdir, strerror(errno));
 	wp->have_dir = 1;
+	if (py)
+		pyworker_plan(py, wp->workdir, &plan);
 	wp->pid = fork();
-	if (wp->pid < 0)
+	if (wp->pid < 0) {
+		if (py)
+			pyworker_plan_free(&plan);
 		return kbx_error(KBX_EWORKER, "cannot start a worker: %s", strerror(errno));
+	}
 	if (wp->pid == 0) {
 		close(in_p[1]);
 		close(out_p[0]);
 		close(err_p[0]);
-		child(exe, py, sanitizer, tool, wp->workdir, in_p[0], out_p[1], err_p[1]);
+		child(exe, py ? &plan : NULL, sanitizer, tool, wp->workdir, in_p[0], out_p[1], err_p[1]);
 	}
+	if (py)
+		pyworker_plan_free(&plan);
 	setpgid(wp->pid, wp->pid);
 	close(in_p[0]);
 	close(out_p[1]);
