@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/pyworker.h"
@@ -34,7 +35,7 @@ static char tmpdir[] = "/tmp/kbx-test-pyworker-XXXXXX";
 
 static void touch(const char *dir, const char *name)
 {
-	char path[4096];
+	char path[8192];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
