@@ -338,14 +338,9 @@ int candidate_load_file(struct tui *t, const char *input)
 		tui_message(t, ROLE_ERRMSG, "select a task first");
 		return 0;
 	}
-	if (read_file(path, &text, &len) != KBX_OK) {
+	/* binary or over the size limit: the same refusal as kbx run's (core/lang.h) */
+	if (lang_read_source(path, &text, &len) != KBX_OK) {
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
-		free(path);
-		return 0;
-	}
-	if (memchr(text, '\0', len)) {
-		tui_message(t, ROLE_ERRMSG, "'%s' is not a text file", path);
-		free(text);
 		free(path);
 		return 0;
 	}
@@ -573,6 +568,11 @@ static unsigned paste_finish(struct tui *t)
 	}
 	if (!p->buf.len) {
 		tui_message(t, ROLE_MESSAGE, "nothing pasted");
+		return R_HANDLED | R_REDRAW;
+	}
+	if (lang_check_source("the pasted text", p->buf.buf, p->buf.len) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+		sbuf_reset(&p->buf);
 		return R_HANDLED | R_REDRAW;
 	}
 	for (size_t i = 0; i < p->buf.len; i++)
