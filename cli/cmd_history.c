@@ -147,6 +147,9 @@ int cmd_history(struct cli *c, int argc, char **argv)
 	}
 	if (db_open(c->db_path, &db))
 		return cli_fail(2, "%s", kbx_last_error());
+	/* a damaged history is still listed, with a warning first */
+	if (db_check(db) != KBX_OK)
+		cli_fail(0, "%s", kbx_last_error());
 	if (task) {
 		rc = print_runs(db, NULL, task, limit, json);
 	} else if (category) {

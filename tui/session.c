@@ -85,6 +85,7 @@ struct history_loader {
 	int ncs, nts;
 	double *series;                 /* (ncats + 1) x TUI_NSERIES */
 	char err[256];
+	char damaged[256];              /* the integrity check's finding, "" when it passed */
 	atomic_int wake_fd;
 };
 
@@ -94,6 +95,11 @@ static void *loader_main(void *arg)
 	struct db *db = NULL;
 	enum kbx_status st = db_open(L->db_path, &db);
 
+	/* a damaged history is read for what it holds, and said to be damaged */
+	if (!st && db_check(db) != KBX_OK) {
+		snprintf(L->damaged, sizeof(L->damaged), "%s", kbx_last_error());
+		kbx_clear_error();
+	}
 	if (!st)
 		st = db_category_stats(db, &L->cs, &L->ncs);
 	if (!st)
@@ -182,8 +188,17 @@ int session_poll(struct tui *t)
 	if (!L || !atomic_load(&L->done))
 		return 0;
 	pthread_join(L->th, NULL);
+	t->history_damaged = *L->damaged || *L->err;
 	if (*L->err) {
-		snprintf(t->history_note, sizeof(t->history_note), "%s", L->err);
+		snprintf(t->history_note, sizeof(t->history_note), "%s%s%s", L->err, *L->damaged ? "; " : "", L->damaged);
+		tui_message(t, ROLE_ERRMSG, "%s", t->history_note);
+	} else if (*L->damaged) {
+		model_apply_history(&t->model, L->cs, L->ncs, L->ts, L->nts);
+		model_set_series(&t->model, L->series, TUI_NSERIES);
+		L->series = NULL;
+		t->history_ready = 1;
+		snprintf(t->history_note, sizeof(t->history_note), "%s", L->damaged);
+		tui_message(t, ROLE_ERRMSG, "%s", t->history_note);
 	} else {
 		model_apply_history(&t->model, L->cs, L->ncs, L->ts, L->nts);
 		model_set_series(&t->model, L->series, TUI_NSERIES);

@@ -420,7 +420,8 @@ static void draw_top(struct tui *t, struct rect r)
 	if (t->db && !t->history_ready && t->loader)
 		snprintf(buf, sizeof(buf), "%sreading history...", glyphs()->mid);
 	else if (t->db)
-		snprintf(buf, sizeof(buf), "%shistory %s run%s", glyphs()->mid, n, t->model.total_runs == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "%shistory %s run%s%s", glyphs()->mid, n, t->model.total_runs == 1 ? "" : "s",
+			 t->history_damaged ? " (DAMAGED)" : db_readonly(t->db) ? " (read-only)" : "");
 	else
 		snprintf(buf, sizeof(buf), "%sno history", glyphs()->mid);
 	x += draw_text(r.y, r.x + x, r.w - x, ROLE_TITLE, buf);

@@ -130,7 +130,8 @@ struct tui {
 	const struct catalogue *cat;
 	const char *db_path, *tasks_root;
 	struct db *db;
-	char history_note[256];         /* why there is no history, "" if there is */
+	char history_note[600];         /* why there is no history or it is damaged, "" if neither */
+	int history_damaged;            /* its integrity check failed, or it could not be read */
 	struct history_loader *loader;  /* reading the history's figures in a thread */
 	int history_ready;              /* the figures are in the model */
 	int reload_pending;             /* read them again when the loader is done */

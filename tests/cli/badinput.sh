@@ -93,5 +93,54 @@ contains "$tmp/err" "^kbx run: unknown option '--frob' \(see kbx run --help\)$" 
 expect 2 "a missing value" -- "$kbx" run Activation/gelu --seed
 contains "$tmp/err" "option '--seed' needs a value" "says the value is missing"
 
+# ---- a damaged history, a read-only one ----------------------------------------------------------
+# three runs, then an index that no longer matches its table: integrity_check fails, the rows read
+"$kbx" --db "$tmp/d.db" history >/dev/null 2>&1
+python3 - "$tmp/d.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for i in range(1, 4):
+    db.execute("INSERT INTO runs (id, task_id, category, gpu, verdict, created_at, uid)"
+               " VALUES (?, 'Activation/gelu', 'Activation', 'NVIDIA H200', 'pass', ?, ?)", (i, 1000 * i, "%032x" % i))
+db.commit()
+db.execute("PRAGMA journal_mode=DELETE")
+db.execute("PRAGMA writable_schema=ON")
+db.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX runs_time ON runs(uid)' WHERE name = 'runs_time'")
+db.commit()
+PY
+expect 0 "history of a damaged file" -- "$kbx" --db "$tmp/d.db" history
+contains "$tmp/err" "history '$tmp/d.db' is damaged \(integrity check: row 1 missing from index runs_time" "says it is damaged, and why"
+contains "$tmp/out" "Activation +3 " "and lists what it holds"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/ro" "$@"; }
+elif [ "$(id -u)" != 0 ]; then
+	as_user() { "$@"; }
+else
+	as_user() { return 77; }
+fi
+mkdir -p "$tmp/ro"
+"$kbx" --db "$tmp/ro/h.db" history >/dev/null 2>&1
+python3 - "$tmp/ro/h.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO runs (id, task_id, category, gpu, verdict, created_at, uid)"
+           " VALUES (1, 'Activation/gelu', 'Activation', 'NVIDIA H200', 'pass', 1000, '%032x')" % 1)
+db.commit()
+db.execute("PRAGMA journal_mode=DELETE")
+PY
+chmod 755 "$tmp" "$tmp/ro"
+chmod 644 "$tmp/ro/h.db"
+chmod 555 "$tmp/ro"
+as_user true; st=$?
+if [ $st = 77 ]; then
+	echo "# skipped: no way to read as a user without write access"
+else
+	expect 0 "history from a read-only folder" -- as_user "$kbx" --db "$tmp/ro/h.db" history --task gelu
+	contains "$tmp/out" "pass" "lists its runs"
+	lacks "$tmp/err" "readonly" "without a write error"
+fi
+chmod 755 "$tmp/ro"
+
 echo "1..$n"
 exit $fail
