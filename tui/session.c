@@ -21,6 +21,7 @@
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "complete.h"
+#include "drafts.h"
 #include "../core/starter.h"
 
 static const struct screen_ops *const all_screens[SCR_COUNT] = {
@@ -38,6 +39,33 @@ const struct screen_ops *screen_ops_of(enum screen_id id)
 static char **gnames;
 static struct golden_table **gtables;
 static int ngolden = -1;
+
+/* Drafts left by an earlier session come back as their tasks' candidates, still unsaved. */
+static void restore_drafts(struct tui *t)
+{
+	char names[160] = "";
+	int n = 0;
+
+	for (int i = 0; i < t->cat->ntasks; i++) {
+		char *src;
+
+		if (drafts_load(t->drafts_dir, t->cat->tasks[i]->id, &src) != KBX_OK) {
+			kbx_clear_error();
+			continue;
+		}
+		candidate_set(t, i, src, "draft", NULL);
+		t->cands[i].unsaved = 1;
+		free(src);
+		if (strlen(names) + strlen(t->cat->tasks[i]->name) + 8 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n ? ", " : "",
+				 t->cat->tasks[i]->name);
+		n++;
+	}
+	if (n)
+		tui_message(t, ROLE_MESSAGE, "%d unsaved draft%s from an earlier session %s back as %s candidate%s: %s "
+			    "(w writes one to a file)", n, n == 1 ? "" : "s", n == 1 ? "is" : "are", n == 1 ? "its task's" : "their tasks'",
+			    n == 1 ? "" : "s", names);
+}
 
 void session_init(struct tui *t, const struct catalogue *cat, const char *db_path, const char *tasks_root)
 {
@@ -58,6 +86,7 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 		t->db = NULL;
 	}
 	t->now = (double)time(NULL);
+	t->drafts_dir = drafts_dir();
 	{
 		char *path = xasprintf("%s/rules.ini", tasks_root);
 
@@ -68,6 +97,7 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 		}
 		free(path);
 	}
+	restore_drafts(t);
 }
 
 /* ---- the history loader ------------------------------------------------------------------ */
@@ -261,6 +291,8 @@ void session_free(struct tui *t)
 		candidate_free(&t->cands[i]);
 	free(t->cands);
 	prompt_close(t);
+	ask_close(t);
+	free(t->drafts_dir);
 	sbuf_release(&t->paste.buf);
 	for (int i = 0; i < t->nthemes; i++)
 		free(t->themes[i]);
@@ -327,6 +359,9 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 		return;
 	c = &t->cands[task];
 	v = c->version;
+	/* replacing an unsaved candidate happens only once the user said to discard it */
+	if (c->unsaved)
+		drafts_remove(t->drafts_dir, t->cat->tasks[task]->id);
 	candidate_free(c);
 	c->version = v + 1;
 	c->source = xstrdup(source ? source : "");
@@ -341,6 +376,117 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 	}
 	if (t->rules.n)
 		c->nfindings = rules_scan(&t->rules, c->source, &c->findings);
+}
+
+void candidate_keep(struct tui *t, int task)
+{
+	struct candidate *c;
+
+	if (task < 0 || task >= t->cat->ntasks || !t->cands[task].source)
+		return;
+	c = &t->cands[task];
+	c->unsaved = 1;
+	if (drafts_save(t->drafts_dir, t->cat->tasks[task]->id, c->source) != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+}
+
+int session_in_catalogue(const struct tui *t, const char *path)
+{
+	char *real = realpath(path, NULL), *root = realpath(t->tasks_root, NULL);
+	int in = 0;
+
+	if (real && root) {
+		size_t n = strlen(root);
+
+		in = !strncmp(real, root, n) && (real[n] == '/' || !real[n]);
+	}
+	free(real);
+	free(root);
+	return in;
+}
+
+/* ---- questions --------------------------------------------------------------------------- */
+
+void ask_open(struct tui *t, const char *question, ask_fn yes, const char *arg)
+{
+	ask_close(t);
+	t->ask.active = 1;
+	snprintf(t->ask.question, sizeof(t->ask.question), "%s", question);
+	t->ask.yes = yes;
+	t->ask.arg = xstrdup(arg ? arg : "");
+}
+
+void ask_close(struct tui *t)
+{
+	free(t->ask.arg);
+	memset(&t->ask, 0, sizeof(t->ask));
+}
+
+unsigned ask_key(struct tui *t, int key)
+{
+	unsigned res = R_HANDLED | R_REDRAW;
+
+	if (key == 'y' || key == 'Y') {
+		ask_fn fn = t->ask.yes;
+		char *arg = xstrdup(t->ask.arg);
+
+		ask_close(t);
+		res |= fn(t, arg);
+		free(arg);
+	} else if (key == 'n' || key == 'N' || key == 'q' || key == TK_ESC || key == TK_CTRL('g')) {
+		ask_close(t);
+		tui_message(t, ROLE_MESSAGE, "nothing changed");
+	}
+	/* any other key leaves the question up */
+	return res;
+}
+
+unsigned session_replace(struct tui *t, int task, const char *what, ask_fn fn, const char *arg)
+{
+	const struct candidate *c = task >= 0 && task < t->cat->ntasks ? &t->cands[task] : NULL;
+	char q[400];
+
+	if (!c || !c->unsaved)
+		return fn(t, arg);
+	snprintf(q, sizeof(q), "%s would replace the unsaved candidate of %s (%s): discard it? y discards, n keeps it",
+		 what, t->cat->tasks[task]->name, c->name ? c->name : "edited");
+	ask_open(t, q, fn, arg);
+	return R_HANDLED | R_REDRAW;
+}
+
+static unsigned quit_yes(struct tui *t, const char *arg)
+{
+	(void)arg;
+	t->quit_confirmed = 1;
+	return R_QUIT;
+}
+
+int session_asking_quit(const struct tui *t)
+{
+	return t->ask.active && t->ask.yes == quit_yes;
+}
+
+int session_may_quit(struct tui *t)
+{
+	char names[160] = "", q[400];
+	int n = 0;
+
+	if (t->quit_confirmed)
+		return 1;
+	for (int i = 0; i < t->cat->ntasks; i++) {
+		if (!t->cands[i].unsaved)
+			continue;
+		if (strlen(names) + strlen(t->cat->tasks[i]->name) + 8 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n ? ", " : "",
+				 t->cat->tasks[i]->name);
+		n++;
+	}
+	if (!n)
+		return 1;
+	snprintf(q, sizeof(q), "quit with %d unsaved candidate%s (%s)? %s kept as draft%s for the next start: y quits, n stays",
+		 n, n == 1 ? "" : "s", names, n == 1 ? "it is" : "they are", n == 1 ? "" : "s");
+	ask_open(t, q, quit_yes, "");
+	return 0;
 }
 
 int candidate_load_file(struct tui *t, const char *input)
@@ -571,10 +717,24 @@ void paste_begin(struct tui *t, int bracketed)
 		tui_message(t, ROLE_MESSAGE, "pasting...");
 }
 
+/* The pasted text exists nowhere else: it is the candidate, and a draft. */
+static unsigned paste_apply(struct tui *t, const char *text)
+{
+	int lines = 0;
+
+	for (const char *q = text; *q; q++)
+		lines += *q == '\n';
+	candidate_set(t, t->task, text, "pasted", NULL);
+	candidate_keep(t, t->task);
+	tui_message(t, ROLE_MESSAGE, "pasted %d line%s as the candidate of %s (kept as a draft until w writes it)", lines,
+		    lines == 1 ? "" : "s", tui_task(t)->name);
+	t->cand_goto = 1;
+	return tui_open(t, SCR_CAND) | R_REDRAW;
+}
+
 static unsigned paste_finish(struct tui *t)
 {
 	struct paste *p = &t->paste;
-	int lines = 0;
 
 	p->active = 0;
 	if (p->task < 0) {
@@ -590,19 +750,15 @@ static unsigned paste_finish(struct tui *t)
 		sbuf_reset(&p->buf);
 		return R_HANDLED | R_REDRAW;
 	}
-	for (size_t i = 0; i < p->buf.len; i++)
-		lines += p->buf.buf[i] == '\n';
-	if (p->buf.buf[p->buf.len - 1] != '\n') {
+	if (p->buf.buf[p->buf.len - 1] != '\n')
 		sbuf_adds(&p->buf, "\n");
-		lines++;
-	}
 	t->task = p->task;
-	candidate_set(t, p->task, p->buf.buf, "pasted", NULL);
-	tui_message(t, ROLE_MESSAGE, "pasted %d line%s as the candidate of %s", lines, lines == 1 ? "" : "s",
-		    t->cat->tasks[p->task]->name);
-	sbuf_reset(&p->buf);
-	t->cand_goto = 1;
-	return tui_open(t, SCR_CAND) | R_REDRAW;
+	{
+		unsigned res = session_replace(t, p->task, "the pasted text", paste_apply, p->buf.buf);
+
+		sbuf_reset(&p->buf);
+		return res;
+	}
 }
 
 unsigned paste_key(struct tui *t, int key)
@@ -667,12 +823,34 @@ static int need_task(struct tui *t)
 	return 0;
 }
 
-static void load_accept(struct tui *t, const char *text)
+static unsigned load_apply(struct tui *t, const char *text)
 {
-	if (!*text)
-		return;
 	if (candidate_load_file(t, text))
 		t->cand_goto = 1;
+	return R_HANDLED | R_REDRAW;
+}
+
+static void load_accept(struct tui *t, const char *text)
+{
+	char what[300];
+
+	if (!*text)
+		return;
+	snprintf(what, sizeof(what), "loading '%s'", text);
+	/* a prompt's accept has no bits to return: a question it opens is answered in the loop */
+	(void)session_replace(t, t->task, what, load_apply, text);
+}
+
+static unsigned starter_apply(struct tui *t, const char *arg)
+{
+	char *s = starter_text(tui_task(t));
+
+	(void)arg;
+	candidate_set(t, t->task, s, "starter", NULL);
+	free(s);
+	tui_message(t, ROLE_MESSAGE, "the candidate is now the starter skeleton of %s", tui_task(t)->name);
+	t->cand_goto = 1;
+	return tui_open(t, SCR_CAND);
 }
 
 unsigned session_global_key(struct tui *t, enum action a, int key)
@@ -729,15 +907,7 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 	case ACT_STARTER:
 		if (!need_task(t))
 			return R_HANDLED;
-		{
-			char *s = starter_text(tui_task(t));
-
-			candidate_set(t, t->task, s, "starter", NULL);
-			free(s);
-			tui_message(t, ROLE_MESSAGE, "the candidate is now the starter skeleton of %s", tui_task(t)->name);
-			t->cand_goto = 1;
-		}
-		return tui_open(t, SCR_CAND);
+		return session_replace(t, t->task, "the starter", starter_apply, "");
 	case ACT_RUN:
 		return R_HANDLED | R_RUN;
 	case ACT_CANCEL:

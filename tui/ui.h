@@ -89,6 +89,8 @@ struct candidate {
 	struct finding *findings;       /* static rules (core/rules.h) that matched */
 	int nfindings;
 	unsigned version;       /* bumped on every change */
+	int unsaved;            /* exists nowhere else (pasted; edited from no file of the user's):
+				 * kept as a draft (drafts.h), and never replaced without asking */
 };
 
 /* The device, found by a thread so that a slow driver never delays the first frame. */
@@ -113,6 +115,17 @@ struct prompt {
 	char **matches;         /* listed after a second Tab */
 	int nmatches;
 	prompt_fn accept, change, cancel;
+};
+
+/* A yes/no question in the bottom bar (ask_open): y calls yes(t, arg) and the loop acts on the
+ * bits it returns; n, Esc and q leave things as they are. */
+typedef unsigned (*ask_fn)(struct tui *t, const char *arg);
+
+struct ask {
+	int active;
+	char question[400];
+	ask_fn yes;
+	char *arg;              /* malloc'd copy */
 };
 
 struct paste {
@@ -174,6 +187,9 @@ struct tui {
 	int msg_role;
 	struct prompt prompt;
 	struct paste paste;
+	struct ask ask;
+	char *drafts_dir;               /* drafts.h */
+	int quit_confirmed;             /* the user said to quit with unsaved candidates */
 
 	int cols, rows;
 	double now;                     /* unix seconds, for "2m ago" */
@@ -205,6 +221,24 @@ struct candidate *tui_candidate(struct tui *t);
 void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path);
 /* Load a file as the current task's candidate; a message says what happened. */
 int candidate_load_file(struct tui *t, const char *path);
+
+/* Replace the candidate of `task` with fn(t, arg): at once when the current one exists elsewhere
+ * too, else after asking ("what" names the replacement). Returns the bits to hand to the loop. */
+unsigned session_replace(struct tui *t, int task, const char *what, ask_fn fn, const char *arg);
+/* The candidate of `task` now exists nowhere else: mark it and save its draft. */
+void candidate_keep(struct tui *t, int task);
+/* 1 when path lies in the task catalogue (never written by the explorer). */
+int session_in_catalogue(const struct tui *t, const char *path);
+/* May the explorer quit now? 1 when nothing unsaved would be left, or the user already said so;
+ * else asks (y quits) and returns 0. */
+int session_may_quit(struct tui *t);
+/* 1 while the question on screen is whether to quit. */
+int session_asking_quit(const struct tui *t);
+
+/* Ask a yes/no question (replaces any open one). */
+void ask_open(struct tui *t, const char *question, ask_fn yes, const char *arg);
+void ask_close(struct tui *t);
+unsigned ask_key(struct tui *t, int key);
 
 /* Start a line prompt in the bottom bar. */
 void prompt_open(struct tui *t, const char *label, const char *init, int paths, prompt_fn accept, prompt_fn change,
