@@ -195,6 +195,9 @@ static void detail(struct tui *t, struct doc *d, int line)
 			doc_add(d, ROLE_WARN, "static check: ");
 			doc_add(d, ROLE_NORMAL, c->static_why);
 			doc_newline(d);
+		} else if (c && c->scanning) {
+			doc_add(d, ROLE_DIM, "static rules: scanning...");
+			doc_newline(d);
 		} else if (c && c->nfindings) {
 			int warn = 0, fatal = 0, ev = 0;
 

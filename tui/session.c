@@ -35,6 +35,10 @@ const struct screen_ops *screen_ops_of(enum screen_id id)
 	return id < SCR_COUNT ? all_screens[id] : all_screens[SCR_BROWSER];
 }
 
+static int scan_poll(struct tui *t);
+static void scan_next(struct tui *t);
+static void scan_stop(struct tui *t);
+
 /* Golden tables, loaded on first use (a few MB of JSON the first frame does not need). */
 static char **gnames;
 static struct golden_table **gtables;
@@ -214,9 +218,10 @@ void session_reload(struct tui *t)
 int session_poll(struct tui *t)
 {
 	struct history_loader *L = t->loader;
+	int scanned = scan_poll(t);
 
 	if (!L || !atomic_load(&L->done))
-		return 0;
+		return scanned;
 	pthread_join(L->th, NULL);
 	t->history_damaged = *L->damaged || *L->err;
 	if (*L->err) {
@@ -277,6 +282,7 @@ static void candidate_free(struct candidate *c)
 
 void session_free(struct tui *t)
 {
+	scan_stop(t);
 	runner_free(t->runner);
 	t->runner = NULL;
 	recorder_free(t->recorder);
@@ -349,6 +355,118 @@ struct candidate *tui_candidate(struct tui *t)
 	return t->task >= 0 && t->task < t->cat->ntasks ? &t->cands[t->task] : NULL;
 }
 
+/* ---- the static rules' scan -------------------------------------------------------------- */
+
+/* One candidate's scan, in a thread: the scan is linear and sources are capped (KBX_SOURCE_MAX),
+ * but a 1 MiB source with a finding on every line still takes a while, and the screen must not
+ * wait for it. The thread reads only its own copy of the source and the ruleset, which does not
+ * change while the explorer runs; session_free waits for it. */
+struct scanner {
+	pthread_t th;
+	atomic_int done;
+	const struct ruleset *rules;
+	char *source;
+	enum rules_lang lang;
+	int task;
+	unsigned version;
+	struct finding *findings;
+	int n;
+	int wake_fd;
+};
+
+static void *scan_main(void *arg)
+{
+	struct scanner *S = arg;
+
+	S->n = rules_scan_lang(S->rules, S->source, S->lang, &S->findings);
+	atomic_store(&S->done, 1);
+	if (S->wake_fd >= 0) {
+		ssize_t r = write(S->wake_fd, "r", 1);
+
+		(void)r;
+	}
+	return NULL;
+}
+
+/* Start the scan of the next candidate that waits for one, unless one is running. */
+static void scan_next(struct tui *t)
+{
+	struct scanner *S;
+	sigset_t block, old;
+	int task = -1;
+
+	if (t->scanner)
+		return;
+	for (int i = 0; i < t->cat->ntasks && task < 0; i++)
+		if (t->cands[i].scanning && t->cands[i].source)
+			task = i;
+	if (task < 0)
+		return;
+	S = xcalloc(1, sizeof(*S));
+	atomic_init(&S->done, 0);
+	S->rules = &t->rules;
+	S->source = xstrdup(t->cands[task].source);
+	S->lang = lang_detect(t->cands[task].path, S->source) == LANG_PYTHON ? RULES_PYTHON : RULES_CUDA;
+	S->task = task;
+	S->version = t->cands[task].version;
+	S->wake_fd = t->wake_fd;
+	sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	if (pthread_create(&S->th, NULL, scan_main, S) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		S->wake_fd = -1;
+		scan_main(S);
+		S->th = pthread_self();
+		t->scanner = S;
+		scan_poll(t);
+		return;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	t->scanner = S;
+}
+
+/* Take a finished scan's findings (when its candidate has not changed since); returns 1 when a
+ * candidate got them. */
+static int scan_poll(struct tui *t)
+{
+	struct scanner *S = t->scanner;
+	struct candidate *c;
+	int got = 0;
+
+	if (!S || !atomic_load(&S->done))
+		return 0;
+	if (!pthread_equal(S->th, pthread_self()))
+		pthread_join(S->th, NULL);
+	t->scanner = NULL;
+	c = &t->cands[S->task];
+	if (c->source && c->version == S->version) {
+		free(c->findings);
+		c->findings = S->findings;
+		c->nfindings = S->n;
+		S->findings = NULL;
+		c->scanning = 0;
+		c->version++;   /* the candidate screen draws the findings on their lines */
+		got = 1;
+	}
+	free(S->findings);
+	free(S->source);
+	free(S);
+	scan_next(t);
+	return got;
+}
+
+static void scan_stop(struct tui *t)
+{
+	if (!t->scanner)
+		return;
+	if (!pthread_equal(t->scanner->th, pthread_self()))
+		pthread_join(t->scanner->th, NULL);
+	free(t->scanner->findings);
+	free(t->scanner->source);
+	free(t->scanner);
+	t->scanner = NULL;
+}
+
 void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path)
 {
 	struct candidate *c;
@@ -374,8 +492,10 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 	} else {
 		free(why);
 	}
-	if (t->rules.n)
-		c->nfindings = rules_scan(&t->rules, c->source, &c->findings);
+	if (t->rules.n) {
+		c->scanning = 1;
+		scan_next(t);
+	}
 }
 
 void candidate_keep(struct tui *t, int task)

@@ -751,7 +751,7 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 		if (t->runner)
 			pfd[nfd++] = (struct pollfd){ runner_fd(t->runner), POLLIN, 0 };
 		/* the elapsed time of a run ticks; otherwise sleep until something happens */
-		timeout = t->runner ? 250 : probe_joined && !t->loader ? -1 : 250;
+		timeout = t->runner ? 250 : probe_joined && !t->loader && !t->scanner ? -1 : 250;
 		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR)
 			break;
 		/* ^C is a quit like Q (asking about unsaved candidates; a second ^C while asking quits);

@@ -89,6 +89,7 @@ struct candidate {
 	struct finding *findings;       /* static rules (core/rules.h) that matched */
 	int nfindings;
 	unsigned version;       /* bumped on every change */
+	int scanning;           /* the static rules' findings are not in yet (a scan runs or waits) */
 	int unsaved;            /* exists nowhere else (pasted; edited from no file of the user's):
 				 * kept as a draft (drafts.h), and never replaced without asking */
 };
@@ -138,6 +139,7 @@ struct paste {
 #define TUI_NSERIES 16          /* buckets of the pass-rate sparklines */
 
 struct history_loader;
+struct scanner;
 
 struct tui {
 	const struct catalogue *cat;
@@ -146,6 +148,7 @@ struct tui {
 	char history_note[600];         /* why there is no history or it is damaged, "" if neither */
 	int history_damaged;            /* its integrity check failed, or it could not be read */
 	struct history_loader *loader;  /* reading the history's figures in a thread */
+	struct scanner *scanner;        /* the static rules' scan of a candidate, in a thread */
 	int history_ready;              /* the figures are in the model */
 	int reload_pending;             /* read them again when the loader is done */
 	int wake_fd;                    /* written to when a thread has news for the loop (-1: none) */
@@ -203,7 +206,8 @@ void session_free(struct tui *t);
 /* Re-read the history's figures (at start, after a run): in a thread with its own connection,
  * so that a large history never holds up a frame; session_poll takes the result. */
 void session_reload(struct tui *t);
-/* Take what the history loader found, if it is done; returns 1 when the model changed. */
+/* Take what the history loader and the rules' scan found, if they are done; returns 1 when the
+ * model or a candidate changed. */
 int session_poll(struct tui *t);
 /* Wait for the loader (wait = 1) or leave it to finish on its own (0, at exit); returns 1 when
  * a loader was left running. */

@@ -168,6 +168,7 @@ expect "loaded '$tmp/dense.cu'" "a source under the limit with a finding on ever
 t1=$(date +%s)
 keys c
 expect "candidate . gelu . $tmp/dense.cu . 19000 lines" "it is the candidate"
+expect "line 1: static warning 'clock_read'" "the rules' findings, scanned in a thread, arrive on their lines"
 if [ $((t1 - t0)) -le 3 ]; then ok "without freezing the screen ($((t1 - t0)) s)"; else no "loading took $((t1 - t0)) s"; fi
 keys G
 expect "18999" "and scrolls to its end"
