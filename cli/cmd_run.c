@@ -196,6 +196,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		if (st) {
 			cli_fail(0, "history disabled: %s", kbx_last_error());
 			db = NULL;
+		} else if (db_readonly(db)) {
+			cli_fail(0, "history '%s' is read-only: this run is not recorded", c->db_path);
+			db_close(db);
+			db = NULL;
 		}
 	}
 	req.db_path = db ? (char *)c->db_path : NULL;

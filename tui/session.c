@@ -1124,7 +1124,8 @@ int session_run(struct tui *t, int reference)
 	memset(&t->tee, 0, sizeof(t->tee));
 	t->ev_record = run_record_events(t->run);
 	t->tee.to[0] = &t->ev_record;
-	if (t->db) {
+	/* a read-only history is shown, not written */
+	if (t->db && !db_readonly(t->db)) {
 		t->recorder = recorder_new(t->db, task->id, task->category, src, path, req.seed);
 		t->ev_recorder = recorder_events(t->recorder);
 		t->tee.to[1] = &t->ev_recorder;
@@ -1141,7 +1142,8 @@ int session_run(struct tui *t, int reference)
 		tui_message(t, ROLE_ERRMSG, "cannot run: %s", t->run->error);
 		return 0;
 	}
-	tui_message(t, ROLE_MESSAGE, "running %s%s", task->name, reference ? " (reference)" : "");
+	tui_message(t, ROLE_MESSAGE, "running %s%s%s", task->name, reference ? " (reference)" : "",
+		    t->db && db_readonly(t->db) ? "; the history is read-only: not recorded" : "");
 	return 1;
 }
 

@@ -123,6 +123,12 @@ keys s
 expect "the starter would replace the unsaved candidate" "s asks too"
 keys Escape
 expect "nothing changed" "Esc keeps it"
+keys o C-u
+text "$tmp/precious.cu"
+keys Enter
+expect "loading '$tmp/precious.cu' would replace the unsaved candidate of gelu" "o asks too"
+keys n
+expect "pasted by the test" "n keeps it"
 keys Q
 expect "quit with 1 unsaved candidate \\(gelu\\)\\? it is kept as draft for the next start" "Q asks before quitting"
 keys n
