@@ -107,6 +107,15 @@ keys Q
 expect "EXIT=0" "Q quits at once when nothing is unsaved"
 
 # ---- a pasted candidate is asked about -----------------------------------------------------------
+# a history with one gelu run and its source, for y
+"$kbx" --db "$tmp/history.db" history >/dev/null 2>&1
+python3 - "$tmp/history.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO runs (id, task_id, category, gpu, verdict, created_at, uid, source)"
+           " VALUES (1, 'Activation/gelu', 'Activation', 'NVIDIA H200', 'pass', 1000, '%032x', '// from run 1\n')" % 1)
+db.commit()
+PY
 start
 expect "Categories" "a second session starts"
 gelu
@@ -128,6 +137,12 @@ text "$tmp/precious.cu"
 keys Enter
 expect "loading '$tmp/precious.cu' would replace the unsaved candidate of gelu" "o asks too"
 keys n
+expect "pasted by the test" "n keeps it"
+keys H
+expect "every attempt at Activation/gelu \\(1\\)" "the history lists gelu's run"
+keys y
+expect "the source of run #1 would replace the unsaved candidate of gelu" "y asks too"
+keys n q c
 expect "pasted by the test" "n keeps it"
 keys Q
 expect "quit with 1 unsaved candidate \\(gelu\\)\\? it is kept as draft for the next start" "Q asks before quitting"
