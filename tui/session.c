@@ -827,6 +827,7 @@ void paste_begin(struct tui *t, int bracketed)
 {
 	t->paste.active = 1;
 	t->paste.bracketed = bracketed;
+	t->paste.discard_ok = 0;
 	t->paste.task = t->task;
 	sbuf_reset(&t->paste.buf);
 	if (t->task < 0)
@@ -874,7 +875,9 @@ static unsigned paste_finish(struct tui *t)
 		sbuf_adds(&p->buf, "\n");
 	t->task = p->task;
 	{
-		unsigned res = session_replace(t, p->task, "the pasted text", paste_apply, p->buf.buf);
+		/* p asked already; a bracketed paste (no p) asks now */
+		unsigned res = p->discard_ok ? paste_apply(t, p->buf.buf)
+					     : session_replace(t, p->task, "the pasted text", paste_apply, p->buf.buf);
 
 		sbuf_reset(&p->buf);
 		return res;
@@ -930,6 +933,14 @@ unsigned paste_key(struct tui *t, int key)
 		tui_message(t, ROLE_MESSAGE, "pasting: %d line%s, %zu bytes; ^D ends, Esc cancels", lines,
 			    lines == 1 ? "" : "s", p->buf.len);
 	}
+	return R_HANDLED;
+}
+
+static unsigned paste_begin_apply(struct tui *t, const char *arg)
+{
+	(void)arg;
+	paste_begin(t, 0);
+	t->paste.discard_ok = 1;
 	return R_HANDLED;
 }
 
@@ -1018,8 +1029,8 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 	case ACT_PASTE:
 		if (!need_task(t))
 			return R_HANDLED;
-		paste_begin(t, 0);
-		return R_HANDLED;
+		/* asked before the typing starts, not after it */
+		return session_replace(t, t->task, "pasting", paste_begin_apply, "");
 	case ACT_EDIT:
 		if (!need_task(t))
 			return R_HANDLED;

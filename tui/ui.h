@@ -134,6 +134,7 @@ struct paste {
 	int bracketed;          /* inside ESC [200~ ... ESC [201~ */
 	struct sbuf buf;
 	int task;               /* for which task */
+	int discard_ok;         /* the user said the candidate it replaces may go (p asked) */
 };
 
 #define TUI_NSERIES 16          /* buckets of the pass-rate sparklines */

@@ -138,12 +138,24 @@ keys Enter
 expect "loading '$tmp/precious.cu' would replace the unsaved candidate of gelu" "o asks too"
 keys n
 expect "pasted by the test" "n keeps it"
+keys p
+expect "pasting would replace the unsaved candidate of gelu" "p asks before the typing starts"
+keys n
+absent "paste the candidate now" "n does not start a paste"
 keys H
 expect "every attempt at Activation/gelu \\(1\\)" "the history lists gelu's run"
 keys y
 expect "the source of run #1 would replace the unsaved candidate of gelu" "y asks too"
 keys n q c
 expect "pasted by the test" "n keeps it"
+keys p
+expect "pasting would replace" "p asks again"
+keys y
+expect "paste the candidate now" "y starts the paste"
+text "// typed by the test"
+keys C-d
+expect "pasted 1 line as the candidate of gelu" "^D ends it without a second question"
+expect "typed by the test" "the typed text is the candidate"
 keys Q
 expect "quit with 1 unsaved candidate \\(gelu\\)\\? it is kept as draft for the next start" "Q asks before quitting"
 keys n
@@ -153,18 +165,18 @@ expect "quit with 1 unsaved candidate" "^C asks too"
 keys C-c
 expect "EXIT=130" "a second ^C quits"
 if alt_off; then ok "the terminal is restored"; else no "alternate screen still on after ^C"; fi
-if grep -q "pasted by the test" "$tmp/drafts/Activation.gelu" 2>/dev/null; then ok "the pasted candidate is a draft on disk"; else no "no draft on disk"; fi
+if grep -q "typed by the test" "$tmp/drafts/Activation.gelu" 2>/dev/null; then ok "the pasted candidate is a draft on disk"; else no "no draft on disk"; fi
 
 start
 expect "1 unsaved draft from an earlier session is back as its task's candidate: gelu" "the next start offers it back"
 gelu
 keys c
-expect "pasted by the test" "the draft is gelu's candidate"
+expect "typed by the test" "the draft is gelu's candidate"
 pid=$(T display -p -t kbx '#{pane_pid}')
 T kill-session -t kbx
 # SIGHUP (the terminal closed) ends it; the draft stays
 sleep 0.5
-if grep -q "pasted by the test" "$tmp/drafts/Activation.gelu" 2>/dev/null; then ok "a closed terminal keeps the draft"; else no "the draft went with the terminal"; fi
+if grep -q "typed by the test" "$tmp/drafts/Activation.gelu" 2>/dev/null; then ok "a closed terminal keeps the draft"; else no "the draft went with the terminal"; fi
 rm -rf "$tmp/drafts"
 
 # ---- bad files in the explorer ---------------------------------------------------------------------
