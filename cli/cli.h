@@ -41,6 +41,18 @@ int cmd_doctor(struct cli *c, int argc, char **argv);
  * print "kbx: --what expects ..." and set *bad. */
 double cli_num(const char *s, const char *what, int *bad);
 int cli_count(const char *s, const char *what, int *bad);
+/* A seed: a whole number that fits 64 bits (decimal, or 0x hex); no sign, nothing after it. */
+unsigned long long cli_seed(const char *s, const char *what, int *bad);
+
+/*
+ * Usage errors, in one line that says what was wrong and where the usage is:
+ *   kbx run: unknown option '--frob' (see kbx run --help)
+ * cli_usage_error prints one (cmd NULL: the global options) and returns 2. cli_bad_option turns
+ * what getopt_long returned for a bad option ('?' unknown, ':' a missing value: optstrings start
+ * with ':' so that getopt itself prints nothing) into one.
+ */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_bad_option(const char *cmd, int opt, char **argv);
 
 /* The timing options of run and eval: add CLI_TIMING_LONG_OPTIONS to the getopt table, pass
  * every option to cli_timing_option (1 when it was one of them), print cli_timing_usage. */

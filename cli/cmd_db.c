@@ -47,20 +47,18 @@ int cmd_db(struct cli *c, int argc, char **argv)
 	const char *sub;
 	int opt;
 
-	if (argc < 2) {
-		fputs(db_usage, stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return cli_usage_error("db", "expected merge FILE... or path");
 	sub = argv[1];
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
 		fputs(db_usage, stdout);
 		return 0;
 	}
 	/* Options of the subcommand: getopt sees "merge" as its program name. */
-	while ((opt = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc - 1, argv + 1, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h': fputs(db_usage, stdout); return 0;
-		default: fputs(db_usage, stderr); return 2;
+		default: return cli_bad_option("db", opt, argv + 1);
 		}
 	}
 	if (!strcmp(sub, "merge"))

@@ -221,7 +221,7 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	int count = 0, problems = 0, opt, device = 0, do_calibrate = 0;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': do_calibrate = 1; break;
 		case 'Y': python = optarg; break;
@@ -230,13 +230,11 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 				return cli_fail(2, "--device: %s", kbx_last_error());
 			break;
 		case 'h': fputs(doctor_usage, stdout); return 0;
-		default: fputs(doctor_usage, stderr); return 2;
+		default: return cli_bad_option("doctor", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fputs(doctor_usage, stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return cli_usage_error("doctor", "takes no arguments ('%s')", argv[optind]);
 	if (do_calibrate)
 		return calibrate(c, device);
 	if (!gpu_built()) {

@@ -131,6 +131,12 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	}
 	out->task_id = xstrdup(t->id);
 	out->category = xstrdup(t->category);
+	if (item->refused) {
+		/* binary or too large (core/lang.h): nothing runs, nothing is recorded */
+		out->message = xstrdup(item->refused);
+		out->seconds = now_seconds() - t0;
+		return;
+	}
 	req.task_id = t->id;
 	req.source = item->source;
 	req.source_name = item->source_name;
@@ -178,7 +184,7 @@ static void *precompile_main(void *arg)
 		return NULL;
 	cache = cli_compile_cache(db);
 	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++)
-		if (p->items[i]->task_id && p->items[i]->source && !p->items[i]->python)
+		if (p->items[i]->task_id && p->items[i]->source && !p->items[i]->python && !p->items[i]->refused)
 			engine_precompile(p->items[i]->source, p->items[i]->source_name, p->arch, p->tasks_root, &cache);
 	db_close(db);
 	return NULL;
@@ -279,14 +285,14 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 
 	memset(&ctx, 0, sizeof(ctx));
 	worker_request_default(&req);
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'g': gpus = optarg; break;
 		case 'S': shard = optarg; break;
 		case 'P': req.no_perf = 1; break;
 		case 'r': req.max_perf_rows = cli_count(optarg, "--rows", &bad); break;
-		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 's': req.seed = cli_seed(optarg, "--seed", &bad); break;
 		case 'L': req.launch_limit_s = cli_num(optarg, "--launch-timeout", &bad); break;
 		case 'q': ctx.quiet = 1; break;
 		case 'Y': req.python_exe = optarg; break;
@@ -294,16 +300,17 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))
 				break;
-			fputs(eval_usage, stderr);
-			return 2;
+			return cli_bad_option("eval", opt, argv);
 		}
 	}
 	if (bad || cli_timing_check(&req.bench))
 		return 2;
-	if (!out || optind != argc - 1) {
-		fputs(eval_usage, stderr);
-		return 2;
-	}
+	if (!out)
+		return cli_usage_error("eval", "expected --out DIR");
+	if (optind >= argc)
+		return cli_usage_error("eval", "expected a SOURCE (predictions.jsonl, a folder or a file)");
+	if (optind != argc - 1)
+		return cli_usage_error("eval", "expected one SOURCE, not also '%s'", argv[optind + 1]);
 	if (eval_parse_gpus(gpus, ctx.gpus, MAX_GPUS, &ngpus) ||
 	    (shard && eval_parse_shard(shard, &sidx, &scount)))
 		return cli_fail(2, "%s", kbx_last_error());

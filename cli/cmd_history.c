@@ -121,21 +121,23 @@ int cmd_history(struct cli *c, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	const char *category = NULL, *task = NULL;
-	int opt, json = 0, limit = 20, rc = 0, i, n;
+	int opt, json = 0, limit = 20, rc = 0, i, n, bad = 0;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = 1; break;
 		case 'c': category = optarg; break;
 		case 't': task = optarg; break;
-		case 'l': limit = atoi(optarg); break;
+		case 'l': limit = cli_count(optarg, "--limit", &bad); break;
 		case 'h': fputs(history_usage, stdout); return 0;
-		default: fputs(history_usage, stderr); return 2;
+		default: return cli_bad_option("history", opt, argv);
 		}
 	}
+	if (bad)
+		return 2;
 	if (optind < argc)
-		return cli_fail(2, "history takes no arguments ('%s')", argv[optind]);
+		return cli_usage_error("history", "takes no arguments ('%s')", argv[optind]);
 	if (task) {
 		const struct task *t = cli_task(c, task);
 
@@ -145,6 +147,9 @@ int cmd_history(struct cli *c, int argc, char **argv)
 	}
 	if (db_open(c->db_path, &db))
 		return cli_fail(2, "%s", kbx_last_error());
+	/* a damaged history is still listed, with a warning first */
+	if (db_check(db) != KBX_OK)
+		cli_fail(0, "%s", kbx_last_error());
 	if (task) {
 		rc = print_runs(db, NULL, task, limit, json);
 	} else if (category) {

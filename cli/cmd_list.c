@@ -23,16 +23,16 @@ int cmd_list(struct cli *c, int argc, char **argv)
 	int opt, json = 0, i, shown = 0;
 	const char *last = "";
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = 1; break;
 		case 'c': category = optarg; break;
 		case 'h': fputs(list_usage, stdout); return 0;
-		default: fputs(list_usage, stderr); return 2;
+		default: return cli_bad_option("list", opt, argv);
 		}
 	}
 	if (optind < argc)
-		return cli_fail(2, "list takes no arguments ('%s')", argv[optind]);
+		return cli_usage_error("list", "takes no arguments ('%s')", argv[optind]);
 	if (cli_catalogue(c))
 		return 2;
 	if (json) {

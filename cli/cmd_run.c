@@ -113,10 +113,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	enum kbx_status st;
 
 	worker_request_default(&req);
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hv", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = 1; break;
-		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 's': req.seed = cli_seed(optarg, "--seed", &bad); break;
 		case 'P': req.no_perf = 1; break;
 		case 'r': req.max_perf_rows = cli_count(optarg, "--rows", &bad); break;
 		case 'D': req.device = cli_count(optarg, "--device", &bad); break;
@@ -136,16 +136,15 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))
 				break;
-			fputs(run_usage, stderr);
-			return 2;
+			return cli_bad_option("run", opt, argv);
 		}
 	}
 	if (bad || cli_timing_check(&req.bench))
 		return 2;
-	if (optind >= argc || argc - optind > 2) {
-		fputs(run_usage, stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return cli_usage_error("run", "expected a TASK");
+	if (argc - optind > 2)
+		return cli_usage_error("run", "expected TASK [FILE], not also '%s'", argv[optind + 2]);
 	if (triton && argc - optind > 1)
 		return cli_fail(2, "--triton DIR is the candidate: give no FILE with it");
 	if (launch && !triton)
@@ -172,7 +171,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		/* what history records as the source; fails early on a broken entry or no launch line */
 		if (triton_source_text(triton_path, launch, &source))
 			return cli_fail(2, "%s", kbx_last_error());
-	} else if (read_file(file, &source, &len)) {
+	} else if (lang_read_source(file, &source, &len)) {
+		/* a binary file or one over the size limit: refused before anything runs or is stored */
 		return cli_fail(2, "%s", kbx_last_error());
 	}
 
@@ -195,6 +195,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		st = db_open(c->db_path, &db);
 		if (st) {
 			cli_fail(0, "history disabled: %s", kbx_last_error());
+			db = NULL;
+		} else if (db_readonly(db)) {
+			cli_fail(0, "history '%s' is read-only: this run is not recorded", c->db_path);
+			db_close(db);
 			db = NULL;
 		}
 	}
@@ -307,11 +311,11 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	int opt;
 
 	worker_request_default(&req);
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dir = optarg; break;
 		case 'c': req.only_case = optarg; break;
-		case 's': req.seed = strtoull(optarg, NULL, 0); break;
+		case 's': req.seed = cli_seed(optarg, "--seed", &bad); break;
 		case 'p':
 			req.export_perf_row = cli_count(optarg, "--perf-row", &bad);
 			if (!bad && req.export_perf_row < 1)
@@ -319,16 +323,21 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			break;
 		case 'm': max_bytes = cli_num(optarg, "--max-bytes", &bad); break;
 		case 'h': fputs(export_usage, stdout); return 0;
-		default: fputs(export_usage, stderr); return 2;
+		default: return cli_bad_option("export", opt, argv);
 		}
 	}
 	if (bad)
 		return 2;
-	if (!dir || optind >= argc || argc - optind > 2 || (req.only_case && req.export_perf_row) ||
-	    (max_bytes > 0 && !req.export_perf_row)) {
-		fputs(export_usage, stderr);
-		return 2;
-	}
+	if (!dir)
+		return cli_usage_error("export", "expected --dir DIR");
+	if (optind >= argc)
+		return cli_usage_error("export", "expected a TASK");
+	if (argc - optind > 2)
+		return cli_usage_error("export", "expected TASK [FILE], not also '%s'", argv[optind + 2]);
+	if (req.only_case && req.export_perf_row)
+		return cli_usage_error("export", "--case and --perf-row go one at a time");
+	if (max_bytes > 0 && !req.export_perf_row)
+		return cli_usage_error("export", "--max-bytes goes with --perf-row");
 	t = cli_task(c, argv[optind]);
 	if (!t)
 		return 2;
@@ -342,7 +351,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 					req.export_perf_row, t->id, need, max_bytes);
 	}
 	file = optind + 1 < argc ? argv[optind + 1] : t->reference_path;
-	if (read_file(file, &source, &len))
+	if (lang_read_source(file, &source, &len))
 		return cli_fail(2, "%s", kbx_last_error());
 	if (dir[0] == '/')
 		snprintf(abs_dir, sizeof(abs_dir), "%s", dir);

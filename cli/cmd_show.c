@@ -132,17 +132,17 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	int opt, json = 0, i, j;
 	char stars[64];
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = 1; break;
 		case 'h': fputs(show_usage, stdout); return 0;
-		default: fputs(show_usage, stderr); return 2;
+		default: return cli_bad_option("show", opt, argv);
 		}
 	}
-	if (optind + 1 != argc) {
-		fputs(show_usage, stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return cli_usage_error("show", "expected a TASK");
+	if (optind + 1 != argc)
+		return cli_usage_error("show", "expected one TASK, not also '%s'", argv[optind + 1]);
 	t = cli_task(c, argv[optind]);
 	if (!t)
 		return 2;
@@ -269,7 +269,7 @@ int cmd_starter(struct cli *c, int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[2], "--python"))
 		python = 1;
 	else if (argc != 2)
-		return cli_fail(2, "usage: kbx starter TASK [--python | --trivial zeros|ones|copy]");
+		return cli_usage_error("starter", "expected TASK [--python | --trivial zeros|ones|copy]");
 	t = cli_task(c, argv[1]);
 	if (!t)
 		return 2;

@@ -45,7 +45,7 @@ static const char usage[] =
 	"  --db PATH        history database (default $XDG_DATA_HOME/kbx/history.db)\n"
 	"  --tasks DIR      task catalogue (default: the built-in one, or $KBX_TASKS)\n"
 	"  --theme NAME     explorer colours: default, light, high-contrast, mono (or $KBX_THEME)\n"
-	"  -h, --help       this help; `kbx COMMAND --help` for a command's options\n"
+	"  -h, --help       this help; `kbx help COMMAND` or `kbx COMMAND --help` for a command's options\n"
 	"  -V, --version    version and git revision\n";
 
 int cli_fail(int status, const char *fmt, ...)
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	/* Stop at the first non-option: the command parses its own options. */
-	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': c.db_path = optarg; break;
 		case 't': c.tasks_root = optarg; break;
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 		case 'T': tui_set_theme(optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
 		case 'V': version(); return 0;
-		default: fputs(usage, stderr); return 2;
+		default: return cli_bad_option(NULL, opt, argv);
 		}
 	}
 	if (!c.tasks_root)
@@ -177,6 +177,33 @@ int main(int argc, char **argv)
 		rc = tui_main(&c.cat, c.db_path, c.tasks_root);
 		catalogue_free(&c.cat);
 		return rc;
+	}
+	/* kbx help [COMMAND]: the usage, or the command's (as kbx COMMAND --help) */
+	if (!strcmp(argv[optind], "help")) {
+		static char help_opt[] = "--help";
+		char *hargv[3];
+
+		if (optind + 1 >= argc) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (optind + 2 < argc)
+			return cli_usage_error("help", "expected at most one COMMAND, not also '%s'", argv[optind + 2]);
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+			if (strcmp(argv[optind + 1], commands[i].name))
+				continue;
+			if (commands[i].fn == cmd_worker) {
+				/* the worker reads requests on stdin: it is not started for a help text */
+				puts("kbx worker: (internal) the process that compiles and runs candidates; no options");
+				return 0;
+			}
+			hargv[0] = argv[optind + 1];
+			hargv[1] = help_opt;
+			hargv[2] = NULL;
+			optind = 0;
+			return commands[i].fn(&c, 2, hargv);
+		}
+		return cli_fail(2, "no command '%s' to help with (see kbx --help)", argv[optind + 1]);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[optind], commands[i].name)) {

@@ -1,4 +1,8 @@
 /* Options shared by several commands: numbers, and how perf rows are timed (run, eval). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +33,48 @@ double cli_num(const char *s, const char *what, int *bad)
 		return 0;
 	}
 	return v;
+}
+
+unsigned long long cli_seed(const char *s, const char *what, int *bad)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	/* strtoull takes "-1" as 2^64 - 1: a sign is refused before it gets there */
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || strchr(s, '-') || strchr(s, '+') || errno == ERANGE) {
+		cli_fail(2, "%s expects a whole number from 0 to 18446744073709551615, not '%s'", what, s);
+		*bad = 1;
+		return 0;
+	}
+	return v;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kbx%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see kbx%s%s --help)\n", cmd ? " " : "", cmd ? cmd : "");
+	return 2;
+}
+
+int cli_bad_option(const char *cmd, int opt, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (opt == ':') {
+		if (!strncmp(arg, "--", 2))
+			return cli_usage_error(cmd, "option '%s' needs a value", arg);
+		return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+	}
+	if (optopt && (strncmp(arg, "--", 2) || !arg[2]))
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
 int cli_count(const char *s, const char *what, int *bad)

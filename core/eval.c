@@ -52,8 +52,10 @@ static const struct task *resolve(const struct catalogue *cat, const char *hint)
 	return t;
 }
 
+/* The item's source as it came (len bytes), checked as every candidate is (lang.h): a refused
+ * one keeps the reason and an empty source, never its bytes. */
 static void add_item(struct eval_item **items, int *n, size_t *cap, const struct catalogue *cat, char *id,
-		     const char *hint, char *source, char *source_name)
+		     const char *hint, char *source, size_t len, char *source_name)
 {
 	struct eval_item *it;
 	const struct task *t = resolve(cat, hint);
@@ -66,6 +68,12 @@ static void add_item(struct eval_item **items, int *n, size_t *cap, const struct
 	it->task_id = t ? xstrdup(t->id) : NULL;
 	it->source = source;
 	it->source_name = source_name;
+	if (lang_check_source(source_name, source, len) != KBX_OK) {
+		it->refused = xstrdup(kbx_last_error());
+		kbx_clear_error();
+		free(source);
+		it->source = source = xstrdup("");
+	}
 	it->python = lang_detect(source_name, source) == LANG_PYTHON;
 	sha256_hex(source, strlen(source), it->sha);
 }
@@ -94,7 +102,8 @@ static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat,
 			line++;
 		if (!*line)
 			continue;
-		o = json_loads(line, 0, &err);
+		/* a NUL in "predict" is the item's fault, not the file's: the item is refused */
+		o = json_loads(line, JSON_ALLOW_NUL, &err);
 		if (!o || !json_is_object(o)) {
 			st = kbx_error(KBX_EPARSE, "'%s' line %d: not a JSON object (%s)", path, lineno,
 				       o ? "another JSON value" : err.text);
@@ -109,8 +118,18 @@ static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat,
 			json_decref(o);
 			break;
 		}
-		add_item(items, n, &cap, cat, xasprintf("line %d", lineno), file, lang_strip_fences(predict),
-			 xasprintf("%s:%d", path, lineno));
+		{
+			size_t plen = json_string_length(json_object_get(o, "predict"));
+			int nul = memchr(predict, '\0', plen) != NULL;
+			char *src = nul ? xmalloc(plen + 1) : lang_strip_fences(predict);
+
+			if (nul) {
+				memcpy(src, predict, plen);
+				src[plen] = '\0';
+			}
+			add_item(items, n, &cap, cat, xasprintf("line %d", lineno), file, src, nul ? plen : strlen(src),
+				 xasprintf("%s:%d", path, lineno));
+		}
 		json_decref(o);
 	}
 	free(text);
@@ -164,7 +183,7 @@ static enum kbx_status load_dir(const char *dir, const struct catalogue *cat, st
 		if (!st)
 			st = read_file(walk_paths[i], &src, &len);
 		if (!st)
-			add_item(items, n, &cap, cat, xstrdup(rel), rel, src, xstrdup(walk_paths[i]));
+			add_item(items, n, &cap, cat, xstrdup(rel), rel, src, len, xstrdup(walk_paths[i]));
 		free(walk_paths[i]);
 	}
 	free(walk_paths);
@@ -194,7 +213,7 @@ enum kbx_status eval_items_load(const char *source, const struct catalogue *cat,
 
 		st = read_file(source, &src, &len);
 		if (!st)
-			add_item(items, n, &cap, cat, xstrdup(source), base ? base + 1 : source, src, xstrdup(source));
+			add_item(items, n, &cap, cat, xstrdup(source), base ? base + 1 : source, src, len, xstrdup(source));
 	}
 	if (st) {
 		eval_items_free(*items, *n);
@@ -214,6 +233,7 @@ void eval_items_free(struct eval_item *items, int n)
 		free(items[i].task_hint);
 		free(items[i].source);
 		free(items[i].source_name);
+		free(items[i].refused);
 	}
 	free(items);
 }

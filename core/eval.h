@@ -37,6 +37,8 @@ struct eval_item {
 	char *source_name;      /* for diagnostics: the file, or "predictions.jsonl:12" */
 	char sha[65];
 	int python;             /* a Python module (lang.h: by the file's name, else its content) */
+	char *refused;          /* why the source cannot be a candidate (binary, too large: lang.h), or
+				 * NULL; such an item ends as an error without running */
 };
 
 /* What one item came to (one line of progress.jsonl). */

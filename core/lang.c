@@ -1,7 +1,10 @@
 #include "lang.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -71,4 +74,52 @@ char *lang_strip_fences(const char *text)
 	body++;
 	close = strstr(body, "```");
 	return close ? xstrndup(body, (size_t)(close - body)) : xstrdup(body);
+}
+
+static void fmt_size(size_t n, char *buf, size_t len)
+{
+	if (n >= 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", (double)n / (1024.0 * 1024.0));
+	else
+		snprintf(buf, len, "%zu bytes", n);
+}
+
+enum kbx_status lang_check_source(const char *name, const char *text, size_t len)
+{
+	char size[32];
+
+	if (len > KBX_SOURCE_MAX) {
+		fmt_size(len, size, sizeof(size));
+		return kbx_error(KBX_EINVAL, "'%s' is %s: a candidate source may be at most %u MiB (KBX_SOURCE_MAX)", name,
+				 size, KBX_SOURCE_MAX / (1024u * 1024u));
+	}
+	if (memchr(text, '\0', len))
+		return kbx_error(KBX_EINVAL, "'%s' is not a text file (it holds NUL bytes): a candidate is CUDA or Python source",
+				 name);
+	return KBX_OK;
+}
+
+enum kbx_status lang_read_source(const char *path, char **out, size_t *len)
+{
+	struct stat sb;
+	enum kbx_status st;
+	size_t n = 0;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	/* an 8 MB file is refused without reading it */
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > KBX_SOURCE_MAX)
+		return lang_check_source(path, "", (size_t)sb.st_size);
+	st = read_file(path, out, &n);
+	if (!st)
+		st = lang_check_source(path, *out, n);
+	if (st) {
+		free(*out);
+		*out = NULL;
+		return st;
+	}
+	if (len)
+		*len = n;
+	return KBX_OK;
 }

@@ -9,7 +9,27 @@
 #ifndef KBX_LANG_H
 #define KBX_LANG_H
 
+#include <stddef.h>
+
+#include "status.h"
+
 enum cand_lang { LANG_CUDA, LANG_PYTHON };
+
+/*
+ * What a candidate source may be, whatever the way in (`kbx run` and `kbx export` files, `kbx
+ * eval` items, the explorer's load, paste and $EDITOR): text without NUL bytes, of at most
+ * KBX_SOURCE_MAX bytes. The largest source in the catalogue is about 34 KB (LinearAlgebra/eig),
+ * so 1 MiB leaves room for any real kernel while keeping what a candidate can cost (static rules,
+ * NVRTC, the history's copy) bounded. The messages never quote the bytes:
+ *   'x.bin' is not a text file (it holds NUL bytes): a candidate is CUDA or Python source
+ *   'big.cu' is 8.0 MiB: a candidate source may be at most 1 MiB (KBX_SOURCE_MAX)
+ */
+#define KBX_SOURCE_MAX (1024u * 1024u)
+
+/* KBX_OK, or KBX_EINVAL with one of the messages above (name says what the text is). */
+enum kbx_status lang_check_source(const char *name, const char *text, size_t len);
+/* read_file and lang_check_source; a regular file over the limit is refused before reading. */
+enum kbx_status lang_read_source(const char *path, char **out, size_t *len);
 
 /* By the name's extension when it has a known one, else by the text (name may be NULL). */
 enum cand_lang lang_detect(const char *name, const char *text);

@@ -262,18 +262,26 @@ enum kbx_status rules_load(const char *path, struct ruleset *out)
 	return st;
 }
 
-static void position(const char *src, size_t off, int *line, int *col)
-{
-	size_t i;
+/* Where a match starts, found by walking on from the previous match of the same rule: matches
+ * come in increasing offsets, so the walk over a whole scan is one pass over the source (walking
+ * from the start for every match made a source with many findings quadratic: 6 MB took a minute). */
+struct cursor {
+	size_t off;
+	int line, col;
+};
 
-	*line = 1;
-	*col = 1;
-	for (i = 0; i < off; i++) {
-		if (src[i] == '\n') {
-			(*line)++;
-			*col = 1;
+static void cursor_advance(const char *src, size_t off, struct cursor *c, struct rules_scan_stats *stats)
+{
+	if (off < c->off)
+		*c = (struct cursor){ 0, 1, 1 };
+	if (stats)
+		stats->steps += off - c->off;
+	for (; c->off < off; c->off++) {
+		if (src[c->off] == '\n') {
+			c->line++;
+			c->col = 1;
 		} else {
-			(*col)++;
+			c->col++;
 		}
 	}
 }
@@ -294,39 +302,60 @@ int rules_scan(const struct ruleset *rs, const char *src, struct finding **out)
 
 int rules_scan_lang(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out)
 {
+	return rules_scan_stats(rs, src, lang, out, NULL);
+}
+
+/* One rule over the code: every match (one finding per line), or the first for evidence. A match
+ * attempt that reaches the match or depth limit ends this rule's scan: it is counted, not hung on. */
+static int scan_rule(const struct rule *r, const char *code, size_t len, pcre2_match_context *mc,
+		     struct finding **f, int n, size_t *cap, struct rules_scan_stats *stats)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
+	struct cursor cur = { 0, 1, 1 };
+	PCRE2_SIZE start = 0;
+	int last_line = 0, rc;
+
+	while (start <= len && (rc = pcre2_match(r->re, (PCRE2_SPTR)code, len, start, 0, md, mc)) >= 0) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		cursor_advance(code, ov[0], &cur, stats);
+		if (cur.line != last_line) {
+			XGROW(*f, (size_t)n + 1, *cap);
+			(*f)[n] = (struct finding){ r, cur.line, cur.col };
+			n++;
+			last_line = cur.line;
+		}
+		if (stats)
+			stats->matches++;
+		if (r->kind == RULE_EVIDENCE)
+			break;
+		start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+	}
+	if (stats && (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT))
+		stats->limited++;
+	pcre2_match_data_free(md);
+	return n;
+}
+
+int rules_scan_stats(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out,
+		     struct rules_scan_stats *stats)
+{
 	char *code = lang == RULES_PYTHON ? rules_code_only_python(src) : rules_code_only(src);
 	size_t len = strlen(code), cap = 0;
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	struct finding *f = NULL;
 	int i, n = 0;
 
-	for (i = 0; i < rs->n; i++) {
-		const struct rule *r = &rs->rules[i];
-		pcre2_match_data *md;
-		PCRE2_SIZE start = 0;
-		int last_line = 0;
-
-		if (r->lang != lang)
-			continue;
-		md = pcre2_match_data_create_from_pattern(r->re, NULL);
-		while (start <= len && pcre2_match(r->re, (PCRE2_SPTR)code, len, start, 0, md, NULL) >= 0) {
-			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-			int line, col;
-
-			position(code, ov[0], &line, &col);
-			if (line != last_line) {
-				XGROW(f, (size_t)n + 1, cap);
-				f[n].rule = r;
-				f[n].line = line;
-				f[n].col = col;
-				n++;
-				last_line = line;
-			}
-			if (r->kind == RULE_EVIDENCE)
-				break;
-			start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-		}
-		pcre2_match_data_free(md);
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (mc) {
+		pcre2_set_match_limit(mc, RULES_MATCH_LIMIT);
+		pcre2_set_depth_limit(mc, RULES_DEPTH_LIMIT);
 	}
+	for (i = 0; i < rs->n; i++)
+		if (rs->rules[i].lang == lang)
+			n = scan_rule(&rs->rules[i], code, len, mc, &f, n, &cap, stats);
+	pcre2_match_context_free(mc);
 	free(code);
 	if (n)
 		qsort(f, (size_t)n, sizeof(*f), cmp_finding);

@@ -18,6 +18,8 @@
 #ifndef KBX_RULES_H
 #define KBX_RULES_H
 
+#include <stddef.h>
+
 #include "status.h"
 
 enum rule_kind { RULE_FATAL, RULE_WARNING, RULE_EVIDENCE };
@@ -60,6 +62,27 @@ int rules_scan(const struct ruleset *rs, const char *src, struct finding **out);
 /* The same for a source in `lang`: only that language's rules, over its code (comments and
  * strings blanked by that language's syntax). rules_scan is the CUDA case. */
 int rules_scan_lang(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out);
+
+/*
+ * The cost of a scan, for tests and for callers that want to say a scan was cut short. A scan is
+ * linear in the source's size: positions are tracked in one pass per rule (`steps` counts the
+ * bytes walked, at most the size times the number of rules), and each match attempt is bounded
+ * by PCRE2's match and depth limits (RULES_MATCH_LIMIT, RULES_DEPTH_LIMIT); a rule whose attempt
+ * reaches a limit stops there and counts in `limited`. Candidate sources are also capped in size
+ * (KBX_SOURCE_MAX, lang.h) before they reach a scan.
+ */
+#define RULES_MATCH_LIMIT 10000000u
+#define RULES_DEPTH_LIMIT 100000u
+
+struct rules_scan_stats {
+	size_t steps;           /* bytes walked to turn offsets into lines and columns */
+	size_t matches;         /* pattern matches seen */
+	int limited;            /* rules cut short by a PCRE2 limit */
+};
+
+/* rules_scan_lang, reporting its cost in *stats (may be NULL). */
+int rules_scan_stats(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out,
+		     struct rules_scan_stats *stats);
 
 /* The source with // and block comments and string/char literals replaced by spaces. */
 char *rules_code_only(const char *src);

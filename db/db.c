@@ -28,6 +28,7 @@
 struct db {
 	sqlite3 *sq;
 	char *path;
+	int readonly;           /* the file or its folder cannot be written: opened for reading */
 };
 
 /*
@@ -436,6 +437,40 @@ static enum kbx_status migrate(struct db *db)
 	return KBX_OK;
 }
 
+/* An existing history that this process cannot write (the file, or the folder that must take
+ * its -wal and -shm files): 1. A missing one is created as before. */
+static int cannot_write(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int no;
+
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	no = access(path, F_OK) == 0 && (access(path, W_OK) != 0 || access(slash ? dir : ".", W_OK) != 0);
+	free(dir);
+	return no;
+}
+
+/*
+ * Read-only: WAL needs the -shm file, which a folder we cannot write may lack; then the file is
+ * opened as immutable (no locks, no shared memory), which is right for a history nobody here
+ * can change.
+ */
+static int open_readonly(struct db *db)
+{
+	char *uri;
+	int rc = sqlite3_open_v2(db->path, &db->sq, SQLITE_OPEN_READONLY, NULL);
+
+	if (rc == SQLITE_OK && sqlite3_exec(db->sq, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
+		return SQLITE_OK;
+	sqlite3_close_v2(db->sq);
+	db->sq = NULL;
+	uri = sqlite3_mprintf("file:%q?immutable=1", db->path);
+	rc = sqlite3_open_v2(uri, &db->sq, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	sqlite3_free(uri);
+	return rc;
+}
+
 enum kbx_status db_open(const char *path, struct db **out)
 {
 	struct db *db;
@@ -453,7 +488,11 @@ enum kbx_status db_open(const char *path, struct db **out)
 	}
 	db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	rc = sqlite3_open_v2(path, &db->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	db->readonly = path[0] && path[0] != ':' && cannot_write(path);
+	if (db->readonly)
+		rc = open_readonly(db);
+	else
+		rc = sqlite3_open_v2(path, &db->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		st = kbx_error(KBX_EDB, "cannot open history '%s': %s", path,
 			       db->sq ? sqlite3_errmsg(db->sq) : sqlite3_errstr(rc));
@@ -475,19 +514,62 @@ enum kbx_status db_open(const char *path, struct db **out)
 	}
 	/* journal_mode answers with the mode it got; an in-memory database stays "memory", which is
 	 * fine. */
-	st = enable_wal(db);
-	if (st == KBX_OK)
-		st = exec_sql(db, "PRAGMA synchronous=NORMAL", "set synchronous mode");
-	if (st == KBX_OK)
-		st = exec_sql(db, "PRAGMA foreign_keys=ON", "enable foreign keys");
-	if (st == KBX_OK)
-		st = migrate(db);
+	if (db->readonly) {
+		/* no WAL switch and no migration: both write */
+		int v = -1;
+
+		st = read_user_version(db, &v) == SQLITE_OK ? KBX_OK : db_error(db, "read the schema version");
+		if (st == KBX_OK && v != DB_SCHEMA_VERSION)
+			st = kbx_error(KBX_EDB, "history '%s' is read-only and has schema version %d, not %d: it cannot be "
+				       "brought up to date here", path, v, DB_SCHEMA_VERSION);
+	} else {
+		st = enable_wal(db);
+		if (st == KBX_OK)
+			st = exec_sql(db, "PRAGMA synchronous=NORMAL", "set synchronous mode");
+		if (st == KBX_OK)
+			st = exec_sql(db, "PRAGMA foreign_keys=ON", "enable foreign keys");
+		if (st == KBX_OK)
+			st = migrate(db);
+	}
 	if (st != KBX_OK) {
 		db_close(db);
 		return st;
 	}
 	*out = db;
 	return KBX_OK;
+}
+
+int db_readonly(const struct db *db)
+{
+	return db && db->readonly;
+}
+
+enum kbx_status db_check(struct db *db)
+{
+	sqlite3_stmt *st;
+	char what[256] = "";
+	int rc, ok = 0, rows = 0;
+
+	rc = sqlite3_prepare_v2(db->sq, "PRAGMA integrity_check(3)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return kbx_error(KBX_EDB, "history '%s' is damaged: its integrity check cannot run: %s", db->path,
+				 sqlite3_errmsg(db->sq));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *line = (const char *)sqlite3_column_text(st, 0);
+
+		if (!rows++ && line && !strcmp(line, "ok"))
+			ok = 1;
+		if (line && strlen(what) < sizeof(what) / 2)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%.*s", rows > 1 ? "; " : "",
+				 (int)strcspn(line, "\n"), line);
+	}
+	if (rc != SQLITE_DONE)
+		snprintf(what, sizeof(what), "%s", sqlite3_errmsg(db->sq));
+	sqlite3_finalize(st);
+	if (ok && rc == SQLITE_DONE)
+		return KBX_OK;
+	return kbx_error(KBX_EDB, "history '%s' is damaged (integrity check: %s); what it holds may be incomplete",
+			 db->path, what);
 }
 
 void db_close(struct db *db)

@@ -42,6 +42,12 @@ struct db;
 const char *db_default_path(void);
 enum kbx_status db_open(const char *path, struct db **out);
 void db_close(struct db *db);
+/* An existing history this process cannot write (the file, or its folder) is opened read-only:
+ * everything reads, writes fail with SQLite's "readonly database". 1 when that is the case. */
+int db_readonly(const struct db *db);
+/* PRAGMA integrity_check: KBX_OK, or KBX_EDB "history 'x' is damaged (integrity check: ...)".
+ * A damaged history still opens; readers say so and show what they can read. */
+enum kbx_status db_check(struct db *db);
 int db_schema_version(struct db *db);
 
 /* What a run stores. Strings may be NULL; doubles < 0 mean "not available". */

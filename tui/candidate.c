@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/lang.h"
 #include "../core/util.h"
 #include "complete.h"
 #include "draw.h"
 #include "docview.h"
+#include "drafts.h"
 #include "syntax.h"
 #include "ui.h"
 
@@ -195,6 +197,9 @@ static void detail(struct tui *t, struct doc *d, int line)
 			doc_add(d, ROLE_WARN, "static check: ");
 			doc_add(d, ROLE_NORMAL, c->static_why);
 			doc_newline(d);
+		} else if (c && c->scanning) {
+			doc_add(d, ROLE_DIM, "static rules: scanning...");
+			doc_newline(d);
 		} else if (c && c->nfindings) {
 			int warn = 0, fatal = 0, ev = 0;
 
@@ -255,20 +260,55 @@ static void goto_accept(struct tui *t, const char *text)
 		tui_message(t, ROLE_ERRMSG, "no line '%s'", text);
 }
 
+/* path (expanded) gets the candidate; it is then saved: no longer a draft */
+static unsigned write_apply(struct tui *t, const char *path)
+{
+	struct candidate *c = tui_candidate(t);
+
+	if (!c || !c->source)
+		return R_HANDLED;
+	if (write_file(path, c->source, strlen(c->source)) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+		return R_HANDLED;
+	}
+	free(c->path);
+	c->path = xstrdup(path);
+	if (c->unsaved) {
+		c->unsaved = 0;
+		drafts_remove(t->drafts_dir, tui_task(t)->id);
+	}
+	tui_message(t, ROLE_MESSAGE, "wrote '%s'", path);
+	return R_HANDLED | R_REDRAW;
+}
+
+/* 1 when the file at path holds exactly text (writing it again changes nothing) */
+static int same_content(const char *path, const char *text)
+{
+	char *old = NULL;
+	size_t len;
+	int same = read_file(path, &old, &len) == KBX_OK && len == strlen(text) && !memcmp(old, text, len);
+
+	free(old);
+	kbx_clear_error();
+	return same;
+}
+
 static void write_accept(struct tui *t, const char *text)
 {
 	struct candidate *c = tui_candidate(t);
-	char *path;
+	char *path, q[400];
 
 	if (!c || !c->source || !*text)
 		return;
 	path = path_expand(text);
-	if (write_file(path, c->source, strlen(c->source)) != KBX_OK) {
-		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	if (session_in_catalogue(t, path)) {
+		tui_message(t, ROLE_ERRMSG, "'%s' is in the task catalogue, which the explorer never changes: write elsewhere",
+			    path);
+	} else if (access(path, F_OK) == 0 && !same_content(path, c->source)) {
+		snprintf(q, sizeof(q), "'%s' exists: overwrite it? y overwrites, n keeps it", path);
+		ask_open(t, q, write_apply, path);
 	} else {
-		free(c->path);
-		c->path = xstrdup(path);
-		tui_message(t, ROLE_MESSAGE, "wrote '%s'", path);
+		write_apply(t, path);
 	}
 	free(path);
 }

@@ -202,15 +202,15 @@ static unsigned compare(struct tui *t)
 	return tui_open(t, SCR_COMPARE);
 }
 
-static unsigned use_source(struct tui *t)
+static unsigned use_apply(struct tui *t, const char *arg)
 {
 	struct db_run_detail d;
 	int k;
 	char name[64];
 
-	if (!h.nrows || !t->db)
+	if (!t->db)
 		return R_HANDLED;
-	if (db_run_get(t->db, h.rows[h.runs.sel].id, &d) != KBX_OK) {
+	if (db_run_get(t->db, atoll(arg), &d) != KBX_OK) {
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
 		return R_HANDLED;
 	}
@@ -228,6 +228,19 @@ static unsigned use_source(struct tui *t)
 	db_run_detail_free(&d);
 	t->cand_goto = 1;
 	return tui_open(t, SCR_CAND);
+}
+
+static unsigned use_source(struct tui *t)
+{
+	const struct db_run_row *row;
+	char what[64], arg[32];
+
+	if (!h.nrows || !t->db)
+		return R_HANDLED;
+	row = &h.rows[h.runs.sel];
+	snprintf(what, sizeof(what), "the source of run #%lld", row->id);
+	snprintf(arg, sizeof(arg), "%lld", row->id);
+	return session_replace(t, model_task_by_id(&t->model, row->task_id), what, use_apply, arg);
 }
 
 static unsigned key(struct tui *t, enum action a, int k)

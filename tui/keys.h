@@ -53,7 +53,7 @@ enum key_scope {
 #define KEY_LIST(X) \
 	X(ACT_HELP, KS_GLOBAL, "? F1", "help", "show every key (this screen)") \
 	X(ACT_BACK, KS_GLOBAL, "q Esc", "back", "go back; in the browser, quit") \
-	X(ACT_QUIT, KS_GLOBAL, "Q", "quit", "quit at once (a run in progress is cancelled)") \
+	X(ACT_QUIT, KS_GLOBAL, "Q", "quit", "quit (asks first about unsaved candidates; a run in progress is cancelled)") \
 	X(ACT_THEME, KS_GLOBAL, "t", "theme", "switch to the next theme") \
 	X(ACT_HISTORY, KS_GLOBAL, "H", "history", "history: per category, per task, every attempt") \
 	X(ACT_CANDIDATE, KS_GLOBAL, "c", "candidate", "the candidate of the current task") \

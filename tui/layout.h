@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#define TUI_MIN_COLS 80
-#define TUI_MIN_ROWS 24
+#define TUI_MIN_COLS 60
+#define TUI_MIN_ROWS 20
 
 struct rect {
 	int y, x, h, w;

@@ -21,6 +21,7 @@
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "complete.h"
+#include "drafts.h"
 #include "../core/starter.h"
 
 static const struct screen_ops *const all_screens[SCR_COUNT] = {
@@ -34,10 +35,41 @@ const struct screen_ops *screen_ops_of(enum screen_id id)
 	return id < SCR_COUNT ? all_screens[id] : all_screens[SCR_BROWSER];
 }
 
+static int scan_poll(struct tui *t);
+static void scan_next(struct tui *t);
+static void scan_stop(struct tui *t);
+
 /* Golden tables, loaded on first use (a few MB of JSON the first frame does not need). */
 static char **gnames;
 static struct golden_table **gtables;
 static int ngolden = -1;
+
+/* Drafts left by an earlier session come back as their tasks' candidates, still unsaved. */
+static void restore_drafts(struct tui *t)
+{
+	char names[160] = "";
+	int n = 0;
+
+	for (int i = 0; i < t->cat->ntasks; i++) {
+		char *src;
+
+		if (drafts_load(t->drafts_dir, t->cat->tasks[i]->id, &src) != KBX_OK) {
+			kbx_clear_error();
+			continue;
+		}
+		candidate_set(t, i, src, "draft", NULL);
+		t->cands[i].unsaved = 1;
+		free(src);
+		if (strlen(names) + strlen(t->cat->tasks[i]->name) + 8 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n ? ", " : "",
+				 t->cat->tasks[i]->name);
+		n++;
+	}
+	if (n)
+		tui_message(t, ROLE_MESSAGE, "%d unsaved draft%s from an earlier session %s back as %s candidate%s: %s "
+			    "(w writes one to a file)", n, n == 1 ? "" : "s", n == 1 ? "is" : "are", n == 1 ? "its task's" : "their tasks'",
+			    n == 1 ? "" : "s", names);
+}
 
 void session_init(struct tui *t, const struct catalogue *cat, const char *db_path, const char *tasks_root)
 {
@@ -58,6 +90,7 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 		t->db = NULL;
 	}
 	t->now = (double)time(NULL);
+	t->drafts_dir = drafts_dir();
 	{
 		char *path = xasprintf("%s/rules.ini", tasks_root);
 
@@ -68,6 +101,7 @@ void session_init(struct tui *t, const struct catalogue *cat, const char *db_pat
 		}
 		free(path);
 	}
+	restore_drafts(t);
 }
 
 /* ---- the history loader ------------------------------------------------------------------ */
@@ -85,6 +119,7 @@ struct history_loader {
 	int ncs, nts;
 	double *series;                 /* (ncats + 1) x TUI_NSERIES */
 	char err[256];
+	char damaged[256];              /* the integrity check's finding, "" when it passed */
 	atomic_int wake_fd;
 };
 
@@ -94,6 +129,11 @@ static void *loader_main(void *arg)
 	struct db *db = NULL;
 	enum kbx_status st = db_open(L->db_path, &db);
 
+	/* a damaged history is read for what it holds, and said to be damaged */
+	if (!st && db_check(db) != KBX_OK) {
+		snprintf(L->damaged, sizeof(L->damaged), "%s", kbx_last_error());
+		kbx_clear_error();
+	}
 	if (!st)
 		st = db_category_stats(db, &L->cs, &L->ncs);
 	if (!st)
@@ -178,12 +218,22 @@ void session_reload(struct tui *t)
 int session_poll(struct tui *t)
 {
 	struct history_loader *L = t->loader;
+	int scanned = scan_poll(t);
 
 	if (!L || !atomic_load(&L->done))
-		return 0;
+		return scanned;
 	pthread_join(L->th, NULL);
+	t->history_damaged = *L->damaged || *L->err;
 	if (*L->err) {
-		snprintf(t->history_note, sizeof(t->history_note), "%s", L->err);
+		snprintf(t->history_note, sizeof(t->history_note), "%s%s%s", L->err, *L->damaged ? "; " : "", L->damaged);
+		tui_message(t, ROLE_ERRMSG, "%s", t->history_note);
+	} else if (*L->damaged) {
+		model_apply_history(&t->model, L->cs, L->ncs, L->ts, L->nts);
+		model_set_series(&t->model, L->series, TUI_NSERIES);
+		L->series = NULL;
+		t->history_ready = 1;
+		snprintf(t->history_note, sizeof(t->history_note), "%s", L->damaged);
+		tui_message(t, ROLE_ERRMSG, "%s", t->history_note);
 	} else {
 		model_apply_history(&t->model, L->cs, L->ncs, L->ts, L->nts);
 		model_set_series(&t->model, L->series, TUI_NSERIES);
@@ -232,6 +282,7 @@ static void candidate_free(struct candidate *c)
 
 void session_free(struct tui *t)
 {
+	scan_stop(t);
 	runner_free(t->runner);
 	t->runner = NULL;
 	recorder_free(t->recorder);
@@ -246,6 +297,8 @@ void session_free(struct tui *t)
 		candidate_free(&t->cands[i]);
 	free(t->cands);
 	prompt_close(t);
+	ask_close(t);
+	free(t->drafts_dir);
 	sbuf_release(&t->paste.buf);
 	for (int i = 0; i < t->nthemes; i++)
 		free(t->themes[i]);
@@ -302,6 +355,118 @@ struct candidate *tui_candidate(struct tui *t)
 	return t->task >= 0 && t->task < t->cat->ntasks ? &t->cands[t->task] : NULL;
 }
 
+/* ---- the static rules' scan -------------------------------------------------------------- */
+
+/* One candidate's scan, in a thread: the scan is linear and sources are capped (KBX_SOURCE_MAX),
+ * but a 1 MiB source with a finding on every line still takes a while, and the screen must not
+ * wait for it. The thread reads only its own copy of the source and the ruleset, which does not
+ * change while the explorer runs; session_free waits for it. */
+struct scanner {
+	pthread_t th;
+	atomic_int done;
+	const struct ruleset *rules;
+	char *source;
+	enum rules_lang lang;
+	int task;
+	unsigned version;
+	struct finding *findings;
+	int n;
+	int wake_fd;
+};
+
+static void *scan_main(void *arg)
+{
+	struct scanner *S = arg;
+
+	S->n = rules_scan_lang(S->rules, S->source, S->lang, &S->findings);
+	atomic_store(&S->done, 1);
+	if (S->wake_fd >= 0) {
+		ssize_t r = write(S->wake_fd, "r", 1);
+
+		(void)r;
+	}
+	return NULL;
+}
+
+/* Start the scan of the next candidate that waits for one, unless one is running. */
+static void scan_next(struct tui *t)
+{
+	struct scanner *S;
+	sigset_t block, old;
+	int task = -1;
+
+	if (t->scanner)
+		return;
+	for (int i = 0; i < t->cat->ntasks && task < 0; i++)
+		if (t->cands[i].scanning && t->cands[i].source)
+			task = i;
+	if (task < 0)
+		return;
+	S = xcalloc(1, sizeof(*S));
+	atomic_init(&S->done, 0);
+	S->rules = &t->rules;
+	S->source = xstrdup(t->cands[task].source);
+	S->lang = lang_detect(t->cands[task].path, S->source) == LANG_PYTHON ? RULES_PYTHON : RULES_CUDA;
+	S->task = task;
+	S->version = t->cands[task].version;
+	S->wake_fd = t->wake_fd;
+	sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	if (pthread_create(&S->th, NULL, scan_main, S) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		S->wake_fd = -1;
+		scan_main(S);
+		S->th = pthread_self();
+		t->scanner = S;
+		scan_poll(t);
+		return;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	t->scanner = S;
+}
+
+/* Take a finished scan's findings (when its candidate has not changed since); returns 1 when a
+ * candidate got them. */
+static int scan_poll(struct tui *t)
+{
+	struct scanner *S = t->scanner;
+	struct candidate *c;
+	int got = 0;
+
+	if (!S || !atomic_load(&S->done))
+		return 0;
+	if (!pthread_equal(S->th, pthread_self()))
+		pthread_join(S->th, NULL);
+	t->scanner = NULL;
+	c = &t->cands[S->task];
+	if (c->source && c->version == S->version) {
+		free(c->findings);
+		c->findings = S->findings;
+		c->nfindings = S->n;
+		S->findings = NULL;
+		c->scanning = 0;
+		c->version++;   /* the candidate screen draws the findings on their lines */
+		got = 1;
+	}
+	free(S->findings);
+	free(S->source);
+	free(S);
+	scan_next(t);
+	return got;
+}
+
+static void scan_stop(struct tui *t)
+{
+	if (!t->scanner)
+		return;
+	if (!pthread_equal(t->scanner->th, pthread_self()))
+		pthread_join(t->scanner->th, NULL);
+	free(t->scanner->findings);
+	free(t->scanner->source);
+	free(t->scanner);
+	t->scanner = NULL;
+}
+
 void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path)
 {
 	struct candidate *c;
@@ -312,6 +477,9 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 		return;
 	c = &t->cands[task];
 	v = c->version;
+	/* replacing an unsaved candidate happens only once the user said to discard it */
+	if (c->unsaved)
+		drafts_remove(t->drafts_dir, t->cat->tasks[task]->id);
 	candidate_free(c);
 	c->version = v + 1;
 	c->source = xstrdup(source ? source : "");
@@ -324,8 +492,121 @@ void candidate_set(struct tui *t, int task, const char *source, const char *name
 	} else {
 		free(why);
 	}
-	if (t->rules.n)
-		c->nfindings = rules_scan(&t->rules, c->source, &c->findings);
+	if (t->rules.n) {
+		c->scanning = 1;
+		scan_next(t);
+	}
+}
+
+void candidate_keep(struct tui *t, int task)
+{
+	struct candidate *c;
+
+	if (task < 0 || task >= t->cat->ntasks || !t->cands[task].source)
+		return;
+	c = &t->cands[task];
+	c->unsaved = 1;
+	if (drafts_save(t->drafts_dir, t->cat->tasks[task]->id, c->source) != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+}
+
+int session_in_catalogue(const struct tui *t, const char *path)
+{
+	char *real = realpath(path, NULL), *root = realpath(t->tasks_root, NULL);
+	int in = 0;
+
+	if (real && root) {
+		size_t n = strlen(root);
+
+		in = !strncmp(real, root, n) && (real[n] == '/' || !real[n]);
+	}
+	free(real);
+	free(root);
+	return in;
+}
+
+/* ---- questions --------------------------------------------------------------------------- */
+
+void ask_open(struct tui *t, const char *question, ask_fn yes, const char *arg)
+{
+	ask_close(t);
+	t->ask.active = 1;
+	snprintf(t->ask.question, sizeof(t->ask.question), "%s", question);
+	t->ask.yes = yes;
+	t->ask.arg = xstrdup(arg ? arg : "");
+}
+
+void ask_close(struct tui *t)
+{
+	free(t->ask.arg);
+	memset(&t->ask, 0, sizeof(t->ask));
+}
+
+unsigned ask_key(struct tui *t, int key)
+{
+	unsigned res = R_HANDLED | R_REDRAW;
+
+	if (key == 'y' || key == 'Y') {
+		ask_fn fn = t->ask.yes;
+		char *arg = xstrdup(t->ask.arg);
+
+		ask_close(t);
+		res |= fn(t, arg);
+		free(arg);
+	} else if (key == 'n' || key == 'N' || key == 'q' || key == TK_ESC || key == TK_CTRL('g')) {
+		ask_close(t);
+		tui_message(t, ROLE_MESSAGE, "nothing changed");
+	}
+	/* any other key leaves the question up */
+	return res;
+}
+
+unsigned session_replace(struct tui *t, int task, const char *what, ask_fn fn, const char *arg)
+{
+	const struct candidate *c = task >= 0 && task < t->cat->ntasks ? &t->cands[task] : NULL;
+	char q[400];
+
+	if (!c || !c->unsaved)
+		return fn(t, arg);
+	snprintf(q, sizeof(q), "%s would replace the unsaved candidate of %s (%s): discard it? y discards, n keeps it",
+		 what, t->cat->tasks[task]->name, c->name ? c->name : "edited");
+	ask_open(t, q, fn, arg);
+	return R_HANDLED | R_REDRAW;
+}
+
+static unsigned quit_yes(struct tui *t, const char *arg)
+{
+	(void)arg;
+	t->quit_confirmed = 1;
+	return R_QUIT;
+}
+
+int session_asking_quit(const struct tui *t)
+{
+	return t->ask.active && t->ask.yes == quit_yes;
+}
+
+int session_may_quit(struct tui *t)
+{
+	char names[160] = "", q[400];
+	int n = 0;
+
+	if (t->quit_confirmed)
+		return 1;
+	for (int i = 0; i < t->cat->ntasks; i++) {
+		if (!t->cands[i].unsaved)
+			continue;
+		if (strlen(names) + strlen(t->cat->tasks[i]->name) + 8 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n ? ", " : "",
+				 t->cat->tasks[i]->name);
+		n++;
+	}
+	if (!n)
+		return 1;
+	snprintf(q, sizeof(q), "quit with %d unsaved candidate%s (%s)? %s kept as draft%s for the next start: y quits, n stays",
+		 n, n == 1 ? "" : "s", names, n == 1 ? "it is" : "they are", n == 1 ? "" : "s");
+	ask_open(t, q, quit_yes, "");
+	return 0;
 }
 
 int candidate_load_file(struct tui *t, const char *input)
@@ -338,14 +619,9 @@ int candidate_load_file(struct tui *t, const char *input)
 		tui_message(t, ROLE_ERRMSG, "select a task first");
 		return 0;
 	}
-	if (read_file(path, &text, &len) != KBX_OK) {
+	/* binary or over the size limit: the same refusal as kbx run's (core/lang.h) */
+	if (lang_read_source(path, &text, &len) != KBX_OK) {
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
-		free(path);
-		return 0;
-	}
-	if (memchr(text, '\0', len)) {
-		tui_message(t, ROLE_ERRMSG, "'%s' is not a text file", path);
-		free(text);
 		free(path);
 		return 0;
 	}
@@ -551,6 +827,7 @@ void paste_begin(struct tui *t, int bracketed)
 {
 	t->paste.active = 1;
 	t->paste.bracketed = bracketed;
+	t->paste.discard_ok = 0;
 	t->paste.task = t->task;
 	sbuf_reset(&t->paste.buf);
 	if (t->task < 0)
@@ -561,10 +838,24 @@ void paste_begin(struct tui *t, int bracketed)
 		tui_message(t, ROLE_MESSAGE, "pasting...");
 }
 
+/* The pasted text exists nowhere else: it is the candidate, and a draft. */
+static unsigned paste_apply(struct tui *t, const char *text)
+{
+	int lines = 0;
+
+	for (const char *q = text; *q; q++)
+		lines += *q == '\n';
+	candidate_set(t, t->task, text, "pasted", NULL);
+	candidate_keep(t, t->task);
+	tui_message(t, ROLE_MESSAGE, "pasted %d line%s as the candidate of %s (kept as a draft until w writes it)", lines,
+		    lines == 1 ? "" : "s", tui_task(t)->name);
+	t->cand_goto = 1;
+	return tui_open(t, SCR_CAND) | R_REDRAW;
+}
+
 static unsigned paste_finish(struct tui *t)
 {
 	struct paste *p = &t->paste;
-	int lines = 0;
 
 	p->active = 0;
 	if (p->task < 0) {
@@ -575,19 +866,22 @@ static unsigned paste_finish(struct tui *t)
 		tui_message(t, ROLE_MESSAGE, "nothing pasted");
 		return R_HANDLED | R_REDRAW;
 	}
-	for (size_t i = 0; i < p->buf.len; i++)
-		lines += p->buf.buf[i] == '\n';
-	if (p->buf.buf[p->buf.len - 1] != '\n') {
-		sbuf_adds(&p->buf, "\n");
-		lines++;
+	if (lang_check_source("the pasted text", p->buf.buf, p->buf.len) != KBX_OK) {
+		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+		sbuf_reset(&p->buf);
+		return R_HANDLED | R_REDRAW;
 	}
+	if (p->buf.buf[p->buf.len - 1] != '\n')
+		sbuf_adds(&p->buf, "\n");
 	t->task = p->task;
-	candidate_set(t, p->task, p->buf.buf, "pasted", NULL);
-	tui_message(t, ROLE_MESSAGE, "pasted %d line%s as the candidate of %s", lines, lines == 1 ? "" : "s",
-		    t->cat->tasks[p->task]->name);
-	sbuf_reset(&p->buf);
-	t->cand_goto = 1;
-	return tui_open(t, SCR_CAND) | R_REDRAW;
+	{
+		/* p asked already; a bracketed paste (no p) asks now */
+		unsigned res = p->discard_ok ? paste_apply(t, p->buf.buf)
+					     : session_replace(t, p->task, "the pasted text", paste_apply, p->buf.buf);
+
+		sbuf_reset(&p->buf);
+		return res;
+	}
 }
 
 unsigned paste_key(struct tui *t, int key)
@@ -642,6 +936,14 @@ unsigned paste_key(struct tui *t, int key)
 	return R_HANDLED;
 }
 
+static unsigned paste_begin_apply(struct tui *t, const char *arg)
+{
+	(void)arg;
+	paste_begin(t, 0);
+	t->paste.discard_ok = 1;
+	return R_HANDLED;
+}
+
 /* ---- shared keys ------------------------------------------------------------------------- */
 
 static int need_task(struct tui *t)
@@ -652,12 +954,34 @@ static int need_task(struct tui *t)
 	return 0;
 }
 
-static void load_accept(struct tui *t, const char *text)
+static unsigned load_apply(struct tui *t, const char *text)
 {
-	if (!*text)
-		return;
 	if (candidate_load_file(t, text))
 		t->cand_goto = 1;
+	return R_HANDLED | R_REDRAW;
+}
+
+static void load_accept(struct tui *t, const char *text)
+{
+	char what[300];
+
+	if (!*text)
+		return;
+	snprintf(what, sizeof(what), "loading '%s'", text);
+	/* a prompt's accept has no bits to return: a question it opens is answered in the loop */
+	(void)session_replace(t, t->task, what, load_apply, text);
+}
+
+static unsigned starter_apply(struct tui *t, const char *arg)
+{
+	char *s = starter_text(tui_task(t));
+
+	(void)arg;
+	candidate_set(t, t->task, s, "starter", NULL);
+	free(s);
+	tui_message(t, ROLE_MESSAGE, "the candidate is now the starter skeleton of %s", tui_task(t)->name);
+	t->cand_goto = 1;
+	return tui_open(t, SCR_CAND);
 }
 
 unsigned session_global_key(struct tui *t, enum action a, int key)
@@ -705,8 +1029,8 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 	case ACT_PASTE:
 		if (!need_task(t))
 			return R_HANDLED;
-		paste_begin(t, 0);
-		return R_HANDLED;
+		/* asked before the typing starts, not after it */
+		return session_replace(t, t->task, "pasting", paste_begin_apply, "");
 	case ACT_EDIT:
 		if (!need_task(t))
 			return R_HANDLED;
@@ -714,15 +1038,7 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 	case ACT_STARTER:
 		if (!need_task(t))
 			return R_HANDLED;
-		{
-			char *s = starter_text(tui_task(t));
-
-			candidate_set(t, t->task, s, "starter", NULL);
-			free(s);
-			tui_message(t, ROLE_MESSAGE, "the candidate is now the starter skeleton of %s", tui_task(t)->name);
-			t->cand_goto = 1;
-		}
-		return tui_open(t, SCR_CAND);
+		return session_replace(t, t->task, "the starter", starter_apply, "");
 	case ACT_RUN:
 		return R_HANDLED | R_RUN;
 	case ACT_CANCEL:
@@ -819,7 +1135,8 @@ int session_run(struct tui *t, int reference)
 	memset(&t->tee, 0, sizeof(t->tee));
 	t->ev_record = run_record_events(t->run);
 	t->tee.to[0] = &t->ev_record;
-	if (t->db) {
+	/* a read-only history is shown, not written */
+	if (t->db && !db_readonly(t->db)) {
 		t->recorder = recorder_new(t->db, task->id, task->category, src, path, req.seed);
 		t->ev_recorder = recorder_events(t->recorder);
 		t->tee.to[1] = &t->ev_recorder;
@@ -836,7 +1153,8 @@ int session_run(struct tui *t, int reference)
 		tui_message(t, ROLE_ERRMSG, "cannot run: %s", t->run->error);
 		return 0;
 	}
-	tui_message(t, ROLE_MESSAGE, "running %s%s", task->name, reference ? " (reference)" : "");
+	tui_message(t, ROLE_MESSAGE, "running %s%s%s", task->name, reference ? " (reference)" : "",
+		    t->db && db_readonly(t->db) ? "; the history is read-only: not recorded" : "");
 	return 1;
 }
 

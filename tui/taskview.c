@@ -68,16 +68,15 @@ static void draw(struct tui *t, struct rect area)
 	docview_draw(&s.v, in, 1);
 }
 
-static unsigned load_example(struct tui *t, int i)
+static unsigned example_apply(struct tui *t, const char *arg)
 {
 	const struct task *task = tui_task(t);
+	int i = atoi(arg);
 	const char *base;
 	char name[256];
 
-	if (!task || i < 0 || i >= task->nexamples) {
-		tui_message(t, ROLE_ERRMSG, "%s has no example %d", task ? task->name : "this task", i + 1);
+	if (!task || i < 0 || i >= task->nexamples)
 		return R_HANDLED;
-	}
 	if (!candidate_load_file(t, task->examples[i]))
 		return R_HANDLED;
 	base = strrchr(task->examples[i], '/');
@@ -86,6 +85,22 @@ static unsigned load_example(struct tui *t, int i)
 	t->cands[t->task].name = xstrdup(name);
 	t->cand_goto = 1;
 	return tui_open(t, SCR_CAND);
+}
+
+static unsigned load_example(struct tui *t, int i)
+{
+	const struct task *task = tui_task(t);
+	const char *base;
+	char what[300], arg[16];
+
+	if (!task || i < 0 || i >= task->nexamples) {
+		tui_message(t, ROLE_ERRMSG, "%s has no example %d", task ? task->name : "this task", i + 1);
+		return R_HANDLED;
+	}
+	base = strrchr(task->examples[i], '/');
+	snprintf(what, sizeof(what), "example %s", base ? base + 1 : task->examples[i]);
+	snprintf(arg, sizeof(arg), "%d", i);
+	return session_replace(t, t->task, what, example_apply, arg);
 }
 
 static unsigned key(struct tui *t, enum action a, int k)

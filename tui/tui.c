@@ -337,16 +337,18 @@ static void run_editor(struct tui *t)
 	struct candidate *c = tui_candidate(t);
 	const char *ed = getenv("VISUAL");
 	char tmp[] = "/tmp/kbx-candidate-XXXXXX.cu", *path, *cmd, *text = NULL;
-	int fd = -1, status;
+	int fd = -1, status, catalogue;
 	size_t len;
 
 	if (!c)
 		return;
+	/* a catalogue file (an example, a reference) is never edited in place: its copy is */
+	catalogue = c->path && session_in_catalogue(t, c->path);
 	if (!ed || !*ed)
 		ed = getenv("EDITOR");
 	if (!ed || !*ed)
 		ed = "vi";
-	if (c->path && access(c->path, W_OK) == 0) {
+	if (c->path && !catalogue && access(c->path, W_OK) == 0) {
 		path = c->path;
 	} else {
 		const char *src = c->source ? c->source : "";
@@ -380,19 +382,30 @@ static void run_editor(struct tui *t)
 	free(cmd);
 	if (status != 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)) {
 		tui_message(t, ROLE_ERRMSG, "the editor '%s' failed (status %d)", ed, status);
-	} else if (read_file(path, &text, &len) != KBX_OK) {
+	} else if (lang_read_source(path, &text, &len) != KBX_OK) {
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
 	} else if (!c->source || strcmp(text, c->source)) {
-		char *name = xstrdup(path == tmp ? (c->name && strcmp(c->name, "starter") ? c->name : "edited") : path);
-		char *keep = path == tmp ? (c->path ? xstrdup(c->path) : NULL) : xstrdup(path);
+		const char *base = catalogue ? strrchr(c->path, '/') : NULL;
+		char *name = catalogue ? xasprintf("edited copy of %s", base ? base + 1 : c->path)
+			   : xstrdup(path == tmp ? (c->name && strcmp(c->name, "starter") ? c->name : "edited") : path);
+		char *keep = path == tmp ? (c->path && !catalogue ? xstrdup(c->path) : NULL) : xstrdup(path);
+		char *from = catalogue ? xstrdup(c->path) : NULL;
 
 		candidate_set(t, t->task, text, name, keep);
-		tui_message(t, ROLE_MESSAGE, "candidate edited (%zu bytes)%s", len,
-			    path == tmp ? "; w writes it to a file" : "");
+		/* edited in a temporary file: the text exists nowhere else until w writes it */
+		if (path == tmp)
+			candidate_keep(t, t->task);
+		if (from)
+			tui_message(t, ROLE_MESSAGE, "edited a copy of catalogue file '%s', which is unchanged; the copy is kept "
+				    "as a draft (w writes it to a file)", from);
+		else
+			tui_message(t, ROLE_MESSAGE, "candidate edited (%zu bytes)%s", len,
+				    path == tmp ? "; kept as a draft, w writes it to a file" : "");
 		free(name);
 		free(keep);
+		free(from);
 	} else {
-		tui_message(t, ROLE_MESSAGE, "candidate unchanged");
+		tui_message(t, ROLE_MESSAGE, "candidate unchanged%s", catalogue ? " (the catalogue file was not touched)" : "");
 	}
 	free(text);
 	if (path == tmp)
@@ -420,7 +433,8 @@ static void draw_top(struct tui *t, struct rect r)
 	if (t->db && !t->history_ready && t->loader)
 		snprintf(buf, sizeof(buf), "%sreading history...", glyphs()->mid);
 	else if (t->db)
-		snprintf(buf, sizeof(buf), "%shistory %s run%s", glyphs()->mid, n, t->model.total_runs == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "%shistory %s run%s%s", glyphs()->mid, n, t->model.total_runs == 1 ? "" : "s",
+			 t->history_damaged ? " (DAMAGED)" : db_readonly(t->db) ? " (read-only)" : "");
 	else
 		snprintf(buf, sizeof(buf), "%sno history", glyphs()->mid);
 	x += draw_text(r.y, r.x + x, r.w - x, ROLE_TITLE, buf);
@@ -438,6 +452,35 @@ static void draw_top(struct tui *t, struct rect r)
 		if (r.w - w > x + 1)
 			draw_text(r.y, r.x + r.w - w, w, ROLE_TITLE, buf);
 	}
+}
+
+/* A message in the bottom bar; a long one (an error naming a path, a question) takes the line
+ * above too. */
+static void draw_message(struct rect r, const char *msg, int role)
+{
+	int w = text_width(msg, (size_t)-1);
+
+	if (w > r.w && r.y > 0) {
+		size_t k = text_fit(msg, (size_t)-1, r.w, NULL), brk = k;
+
+		for (size_t j = k; j > k / 2; j--) {
+			if (msg[j] == ' ') {
+				brk = j + 1;
+				break;
+			}
+		}
+		draw_fill((struct rect){ r.y - 1, r.x, 1, r.w }, role);
+		{
+			char *first = xstrndup(msg, brk);
+
+			draw_text(r.y - 1, r.x, r.w, role, first);
+			free(first);
+		}
+		draw_fill(r, role);
+		draw_text(r.y, r.x, r.w, role, msg + brk);
+		return;
+	}
+	draw_text(r.y, r.x, r.w, role, msg);
 }
 
 static void draw_bottom(struct tui *t, struct rect r)
@@ -464,35 +507,16 @@ static void draw_bottom(struct tui *t, struct rect r)
 		return;
 	}
 	draw_cursor(-1, 0);
+	if (t->ask.active) {
+		draw_message(r, t->ask.question, ROLE_PROMPT);
+		return;
+	}
 	if (t->paste.active) {
 		draw_text(r.y, r.x, r.w, ROLE_MESSAGE, *t->msg ? t->msg : "pasting...");
 		return;
 	}
 	if (*t->msg) {
-		int w = text_width(t->msg, (size_t)-1);
-
-		/* a long message (an error naming a path) takes the line above too */
-		if (w > r.w && r.y > 0) {
-			size_t k = text_fit(t->msg, (size_t)-1, r.w, NULL), brk = k;
-
-			for (size_t j = k; j > k / 2; j--) {
-				if (t->msg[j] == ' ') {
-					brk = j + 1;
-					break;
-				}
-			}
-			draw_fill((struct rect){ r.y - 1, r.x, 1, r.w }, t->msg_role);
-			{
-				char *first = xstrndup(t->msg, brk);
-
-				draw_text(r.y - 1, r.x, r.w, t->msg_role, first);
-				free(first);
-			}
-			draw_fill(r, t->msg_role);
-			draw_text(r.y, r.x, r.w, t->msg_role, t->msg + brk);
-			return;
-		}
-		draw_text(r.y, r.x, r.w, t->msg_role, t->msg);
+		draw_message(r, t->msg, t->msg_role);
 		return;
 	}
 	for (const enum action *a = ops->hints; a && *a != ACT_NONE && x < r.w; a++) {
@@ -546,11 +570,13 @@ static void draw_frame(struct tui *t)
 		int y = t->rows / 2 - 1;
 
 		snprintf(a, sizeof(a), "terminal too small: %dx%d", t->cols, t->rows);
-		snprintf(b, sizeof(b), "kbx needs at least %dx%d (q quits)", TUI_MIN_COLS, TUI_MIN_ROWS);
+		snprintf(b, sizeof(b), "kbx needs at least %dx%d: enlarge it (Q quits)", TUI_MIN_COLS, TUI_MIN_ROWS);
 		draw_fill((struct rect){ 0, 0, t->rows, t->cols }, ROLE_NORMAL);
 		draw_text(y < 0 ? 0 : y, 0, t->cols, ROLE_ERRMSG, a);
 		if (y + 1 < t->rows)
 			draw_text(y + 1, 0, t->cols, ROLE_NORMAL, b);
+		if (t->ask.active && t->rows > 0)
+			draw_message((struct rect){ t->rows - 1, 0, 1, t->cols }, t->ask.question, ROLE_PROMPT);
 		draw_cursor(-1, 0);
 		refresh();
 		return;
@@ -570,7 +596,9 @@ static void draw_frame(struct tui *t)
 static void act(struct tui *t, unsigned res, int *quit)
 {
 	if (res & R_QUIT) {
-		*quit = 1;
+		/* unsaved candidates: asks first (y comes back here with R_QUIT) */
+		if (session_may_quit(t))
+			*quit = 1;
 		return;
 	}
 	if (res & R_CANCEL)
@@ -585,7 +613,8 @@ static void act(struct tui *t, unsigned res, int *quit)
 		next_theme(t);
 	if (res & R_BACK) {
 		if (t->depth <= 1) {
-			*quit = 1;
+			if (session_may_quit(t))
+				*quit = 1;
 			return;
 		}
 		screen_pop(t);
@@ -609,10 +638,15 @@ static void handle_key(struct tui *t, int key, int *quit)
 		draw_invalidate();
 		return;
 	}
+	if (t->ask.active) {
+		act(t, ask_key(t, key), quit);
+		return;
+	}
+	/* Too small to show anything: q and Esc (go back) must not end the program from a screen
+	 * the user cannot see; only Q quits, and it asks as it always does */
 	if (!layout_big_enough(t->cols, t->rows) && !t->prompt.active && !t->paste.active) {
-		a = keys_lookup(KS_GLOBAL, key);
-		if (a == ACT_BACK || a == ACT_QUIT)
-			*quit = 1;
+		if (keys_lookup(KS_GLOBAL, key) == ACT_QUIT)
+			act(t, R_QUIT, quit);
 		return;
 	}
 	if (t->paste.active) {
@@ -717,9 +751,19 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 		if (t->runner)
 			pfd[nfd++] = (struct pollfd){ runner_fd(t->runner), POLLIN, 0 };
 		/* the elapsed time of a run ticks; otherwise sleep until something happens */
-		timeout = t->runner ? 250 : probe_joined && !t->loader ? -1 : 250;
+		timeout = t->runner ? 250 : probe_joined && !t->loader && !t->scanner ? -1 : 250;
 		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR)
 			break;
+		/* ^C is a quit like Q (asking about unsaved candidates; a second ^C while asking quits);
+		 * SIGTERM and SIGHUP end at once: unsaved candidates are already drafts on disk */
+		if (got_signal == SIGINT) {
+			got_signal = 0;
+			if (session_asking_quit(t) || session_may_quit(t)) {
+				got_signal = SIGINT;
+				break;
+			}
+			dirty = 1;
+		}
 		if (got_signal)
 			break;
 		/* the terminal went away without a SIGHUP: nothing more can come */

@@ -26,6 +26,8 @@ void tui_set_theme(const char *name);
  *   KBX_TUI_NO_PERF           runs verify only, no timing
  *   KBX_TUI_WORKER            the worker binary to use instead of this one (tests)
  *   VISUAL, EDITOR            the editor for `e` (default vi)
+ *   KBX_DRAFTS                the folder of unsaved candidates (drafts.h; default
+ *                             $XDG_DATA_HOME/kbx/drafts)
  */
 
 #endif

@@ -89,6 +89,9 @@ struct candidate {
 	struct finding *findings;       /* static rules (core/rules.h) that matched */
 	int nfindings;
 	unsigned version;       /* bumped on every change */
+	int scanning;           /* the static rules' findings are not in yet (a scan runs or waits) */
+	int unsaved;            /* exists nowhere else (pasted; edited from no file of the user's):
+				 * kept as a draft (drafts.h), and never replaced without asking */
 };
 
 /* The device, found by a thread so that a slow driver never delays the first frame. */
@@ -115,23 +118,38 @@ struct prompt {
 	prompt_fn accept, change, cancel;
 };
 
+/* A yes/no question in the bottom bar (ask_open): y calls yes(t, arg) and the loop acts on the
+ * bits it returns; n, Esc and q leave things as they are. */
+typedef unsigned (*ask_fn)(struct tui *t, const char *arg);
+
+struct ask {
+	int active;
+	char question[400];
+	ask_fn yes;
+	char *arg;              /* malloc'd copy */
+};
+
 struct paste {
 	int active;
 	int bracketed;          /* inside ESC [200~ ... ESC [201~ */
 	struct sbuf buf;
 	int task;               /* for which task */
+	int discard_ok;         /* the user said the candidate it replaces may go (p asked) */
 };
 
 #define TUI_NSERIES 16          /* buckets of the pass-rate sparklines */
 
 struct history_loader;
+struct scanner;
 
 struct tui {
 	const struct catalogue *cat;
 	const char *db_path, *tasks_root;
 	struct db *db;
-	char history_note[256];         /* why there is no history, "" if there is */
+	char history_note[600];         /* why there is no history or it is damaged, "" if neither */
+	int history_damaged;            /* its integrity check failed, or it could not be read */
 	struct history_loader *loader;  /* reading the history's figures in a thread */
+	struct scanner *scanner;        /* the static rules' scan of a candidate, in a thread */
 	int history_ready;              /* the figures are in the model */
 	int reload_pending;             /* read them again when the loader is done */
 	int wake_fd;                    /* written to when a thread has news for the loop (-1: none) */
@@ -173,6 +191,9 @@ struct tui {
 	int msg_role;
 	struct prompt prompt;
 	struct paste paste;
+	struct ask ask;
+	char *drafts_dir;               /* drafts.h */
+	int quit_confirmed;             /* the user said to quit with unsaved candidates */
 
 	int cols, rows;
 	double now;                     /* unix seconds, for "2m ago" */
@@ -186,7 +207,8 @@ void session_free(struct tui *t);
 /* Re-read the history's figures (at start, after a run): in a thread with its own connection,
  * so that a large history never holds up a frame; session_poll takes the result. */
 void session_reload(struct tui *t);
-/* Take what the history loader found, if it is done; returns 1 when the model changed. */
+/* Take what the history loader and the rules' scan found, if they are done; returns 1 when the
+ * model or a candidate changed. */
 int session_poll(struct tui *t);
 /* Wait for the loader (wait = 1) or leave it to finish on its own (0, at exit); returns 1 when
  * a loader was left running. */
@@ -204,6 +226,24 @@ struct candidate *tui_candidate(struct tui *t);
 void candidate_set(struct tui *t, int task, const char *source, const char *name, const char *path);
 /* Load a file as the current task's candidate; a message says what happened. */
 int candidate_load_file(struct tui *t, const char *path);
+
+/* Replace the candidate of `task` with fn(t, arg): at once when the current one exists elsewhere
+ * too, else after asking ("what" names the replacement). Returns the bits to hand to the loop. */
+unsigned session_replace(struct tui *t, int task, const char *what, ask_fn fn, const char *arg);
+/* The candidate of `task` now exists nowhere else: mark it and save its draft. */
+void candidate_keep(struct tui *t, int task);
+/* 1 when path lies in the task catalogue (never written by the explorer). */
+int session_in_catalogue(const struct tui *t, const char *path);
+/* May the explorer quit now? 1 when nothing unsaved would be left, or the user already said so;
+ * else asks (y quits) and returns 0. */
+int session_may_quit(struct tui *t);
+/* 1 while the question on screen is whether to quit. */
+int session_asking_quit(const struct tui *t);
+
+/* Ask a yes/no question (replaces any open one). */
+void ask_open(struct tui *t, const char *question, ask_fn yes, const char *arg);
+void ask_close(struct tui *t);
+unsigned ask_key(struct tui *t, int key);
 
 /* Start a line prompt in the bottom bar. */
 void prompt_open(struct tui *t, const char *label, const char *init, int paths, prompt_fn accept, prompt_fn change,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/rules.h"
 #include "core/util.h"
@@ -149,6 +150,72 @@ static void test_real_rules(void **state)
 	free(path);
 }
 
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A source of `size` bytes made of `line` repeated. */
+static char *repeat(const char *line, size_t size)
+{
+	size_t n = strlen(line), off = 0;
+	char *s = xmalloc(size + n + 1);
+
+	while (off < size) {
+		memcpy(s + off, line, n);
+		off += n;
+	}
+	s[off] = '\0';
+	return s;
+}
+
+/* The scan is linear in the source: 4 MB with a finding on every line (walking from the start
+ * for each finding took a minute at 6 MB) walks each byte at most once per rule, and the real
+ * rules finish 4 MB in well under the bound (a fraction of a second here). */
+static void test_scan_linear(void **state)
+{
+	char *path = xasprintf("%s/rules.ini", root());
+	static const char *const lines[] = {
+		"int8_t q = clock(); float s = scale * 127.0f; while (1) {}\n",
+		"__device__ float a\n",
+		"    \n",
+	};
+	struct ruleset rs;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		size_t small = 256 * 1024, big = 4 * 1024 * 1024;
+		char *a = repeat(lines[k], small), *b = repeat(lines[k], big);
+		struct rules_scan_stats sa, sb;
+		struct finding *f;
+		double t0 = seconds(), dt;
+		int na, nb;
+
+		na = rules_scan_stats(&rs, a, RULES_CUDA, &f, &sa);
+		free(f);
+		nb = rules_scan_stats(&rs, b, RULES_CUDA, &f, &sb);
+		free(f);
+		dt = seconds() - t0;
+		/* the operation count: each rule walks the source at most once */
+		assert_true(sb.steps <= (size_t)rs.n * strlen(b));
+		assert_int_equal(sb.limited, 0);
+		/* 16 times the source, about 16 times the findings and the work (not 256 times) */
+		assert_true(nb >= 15 * na && nb <= 17 * na + 16);
+		assert_true(sb.steps <= 17 * sa.steps + 16 * 1024);
+		assert_true(dt < 20.0);
+		fprintf(stderr, "linear scan '%.*s': %d findings, %zu steps in %.2f s\n", (int)strcspn(lines[k], "\n"),
+			lines[k], nb, sb.steps, dt);
+		free(a);
+		free(b);
+	}
+	rules_free(&rs);
+	free(path);
+}
+
 static void test_garbage(void **state)
 {
 	static const char alphabet[] = "[]=.;#\\()*+?{}|^$ \n\tabcdefkindpatternmessagerule.fatal";
@@ -193,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_code_only),
 		cmocka_unit_test(test_scan_positions),
 		cmocka_unit_test(test_real_rules),
+		cmocka_unit_test(test_scan_linear),
 		cmocka_unit_test(test_garbage),
 	};
 

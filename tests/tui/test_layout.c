@@ -27,9 +27,10 @@ static void test_size_and_frame(void **state)
 
 	(void)state;
 	assert_true(layout_big_enough(80, 24));
+	assert_true(layout_big_enough(60, 20));
 	assert_true(layout_big_enough(200, 60));
-	assert_false(layout_big_enough(79, 24));
-	assert_false(layout_big_enough(80, 23));
+	assert_false(layout_big_enough(59, 24));
+	assert_false(layout_big_enough(80, 19));
 	layout_frame(80, 24, &top, &body, &bottom);
 	assert_int_equal(top.y, 0);
 	assert_int_equal(top.h, 1);

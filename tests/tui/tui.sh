@@ -37,7 +37,7 @@ start() {
 	rm -f "$tmp/pid"
 	# the inner sh writes its pid and becomes the explorer (exec), so the pid is the explorer's
 	T new-session -d -s kbx -x 100 -y 30 \
-		"sh -c 'echo \$\$ >\"$tmp/pid\"; exec env \"\$@\"' sh HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
+		"sh -c 'echo \$\$ >\"$tmp/pid\"; exec env \"\$@\"' sh HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_DRAFTS='$tmp/drafts' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
 }
 screen() { T capture-pane -p -t kbx; }
 # wait_for REGEX [SECONDS]: until the screen shows it
@@ -163,21 +163,32 @@ echo "// edited by the test editor" >>"$1"
 ED
 chmod +x "$tmp/editor.sh"
 keys Q
-expect "EXIT=0" "Q quits"
+expect "quit with 1 unsaved candidate \(gelu\)\?" "Q asks before leaving a pasted candidate"
+keys y
+expect "EXIT=0" "y quits"
 if alt_off; then ok "the terminal is restored after quitting"; else no "alternate screen still on after quitting"; fi
+if [ -f "$tmp/drafts/Activation.gelu" ]; then ok "the pasted candidate is kept as a draft"; else no "no draft in $tmp/drafts"; fi
 
 start "EDITOR='$tmp/editor.sh'"
 expect "Categories" "a second session starts"
+expect "1 unsaved draft from an earlier session is back .*gelu" "the draft is offered back"
 keys / 
 text '^activation/gelu$'
-keys Enter Enter s e
+keys Enter Enter s
+expect "the starter would replace the unsaved candidate of gelu \(draft\): discard it\?" "s asks before replacing the draft"
+keys y e
 expect "candidate edited" "e runs \$EDITOR and reads the result back"
 keys G
 expect "edited by the test editor" "the edit is in the candidate"
 
 # ---- resize -----------------------------------------------------------------------------------
-T resize-window -t kbx -x 70 -y 20
-expect "terminal too small: 70x20" "a small terminal says so"
+T resize-window -t kbx -x 50 -y 15
+expect "terminal too small: 50x15" "a small terminal says so"
+keys q Escape
+sleep 0.3
+if screen | grep -q "EXIT="; then no "q or Esc on the too-small screen quit"; else ok "q and Esc on the too-small screen do not quit"; fi
+T resize-window -t kbx -x 60 -y 20
+expect "candidate . gelu" "at 60x20 the screen is laid out"
 T resize-window -t kbx -x 80 -y 24
 expect "candidate . gelu" "back to 80x24 the screen returns"
 T resize-window -t kbx -x 120 -y 40
@@ -185,10 +196,13 @@ expect "candidate . gelu" "a larger terminal redraws"
 keys q q
 expect "Categories" "back to the browser"
 keys q
+expect "quit with 1 unsaved candidate" "q in the browser asks about the edited starter"
+keys y
 expect "EXIT=0" "q in the browser quits"
 if alt_off; then ok "the terminal is restored"; else no "alternate screen still on"; fi
 
 # ---- SIGTERM -----------------------------------------------------------------------------------
+rm -rf "$tmp/drafts"
 start
 expect "Categories" "a third session starts"
 pid=$(kbx_pid)
