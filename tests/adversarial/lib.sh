@@ -11,3 +11,11 @@ field() {
 d = json.load(open(sys.argv[1]))
 print(d["verdict"] if sys.argv[2] == "verdict" else d["summary"]["message"])' "$1" "$2" 2>/dev/null
 }
+
+# diags JSON-FILE: the compile diagnostics of a `kbx run --json`, one `line N: message` a line
+diags() {
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+for g in d.get("compile", {}).get("diags", []):
+    print("line %d: %s" % (g.get("line", 0), g.get("message", "")))' "$1" 2>/dev/null
+}

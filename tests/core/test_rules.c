@@ -133,7 +133,6 @@ static void test_real_rules(void **state)
 	free(f);
 	n = rules_scan(&rs, timer, &f);
 	assert_true(has(f, n, "clock_read"));
-	assert_true(has(f, n, "device_global"));
 	free(f);
 	n = rules_scan(&rs, quant, &f);
 	assert_true(has(f, n, "int8_storage") && has(f, n, "round_to_int") && has(f, n, "clamp_to_range") &&
