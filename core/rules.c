@@ -18,7 +18,8 @@ const char *rule_kind_name(enum rule_kind k)
 	return "?";
 }
 
-char *rules_code_only(const char *src)
+/* The source with comments blanked, and string literals too unless keep_strings. */
+static char *blank(const char *src, int keep_strings)
 {
 	size_t n = strlen(src), i = 0;
 	char *out = xstrdup(src);
@@ -43,9 +44,14 @@ char *rules_code_only(const char *src)
 			char q = src[i++];
 
 			while (i < n && src[i] != q && src[i] != '\n') {
-				if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n')
-					out[i++] = ' ';
-				out[i++] = ' ';
+				if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n') {
+					if (!keep_strings)
+						out[i] = ' ';
+					i++;
+				}
+				if (!keep_strings)
+					out[i] = ' ';
+				i++;
 			}
 			i++;
 		} else {
@@ -53,6 +59,11 @@ char *rules_code_only(const char *src)
 		}
 	}
 	return out;
+}
+
+char *rules_code_only(const char *src)
+{
+	return blank(src, 0);
 }
 
 static void rule_free(struct rule *r)
@@ -171,11 +182,19 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 			} else if (!strcmp(key, "pattern")) {
 				free(cur->pattern);
 				cur->pattern = xstrdup(val);
+			} else if (!strcmp(key, "strings")) {
+				if (!strcmp(val, "keep"))
+					cur->keep_strings = 1;
+				else if (!strcmp(val, "blank"))
+					cur->keep_strings = 0;
+				else
+					st = kbx_error(KBX_EPARSE, "'%s' line %d: strings must be 'keep' or 'blank', not '%s'", path,
+						       lineno, val);
 			} else if (!strcmp(key, "message")) {
 				free(cur->message);
 				cur->message = xstrdup(val);
 			} else {
-				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern or message)", path,
+				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, strings or message)", path,
 					       lineno, key);
 			}
 		}
@@ -232,13 +251,14 @@ static int cmp_finding(const void *a, const void *b)
 
 int rules_scan(const struct ruleset *rs, const char *src, struct finding **out)
 {
-	char *code = rules_code_only(src);
-	size_t len = strlen(code), cap = 0;
+	char *plain = rules_code_only(src), *with_strings = blank(src, 1);
+	size_t len = strlen(plain), cap = 0;
 	struct finding *f = NULL;
 	int i, n = 0;
 
 	for (i = 0; i < rs->n; i++) {
 		const struct rule *r = &rs->rules[i];
+		const char *code = r->keep_strings ? with_strings : plain;
 		pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
 		PCRE2_SIZE start = 0;
 		int last_line = 0;
@@ -262,7 +282,8 @@ int rules_scan(const struct ruleset *rs, const char *src, struct finding **out)
 		}
 		pcre2_match_data_free(md);
 	}
-	free(code);
+	free(plain);
+	free(with_strings);
 	if (n)
 		qsort(f, (size_t)n, sizeof(*f), cmp_finding);
 	*out = f;
