@@ -20,6 +20,7 @@
 #include "ceiling.h"
 #include "devgen.h"
 #include "golden.h"
+#include "cubin.h"
 #include "gpu.h"
 #include "inputs.h"
 #include "launch.h"
@@ -103,6 +104,9 @@ struct run {
 	int host_skipped;           /* cases the host candidate could not be checked on */
 	struct ceiling ceiling;     /* the timing ceilings of this task on this device (perf rows) */
 	int sets_said;              /* the number of timing sets last named in the log (0: none yet) */
+	struct cubin_global *globals; /* the candidate image's mutable device globals (cubin.h) */
+	int nglobals;
+	int *global_lines;          /* where the source names each one, 0 when it does not */
 };
 
 /* ---------------------------------------------------------------- events ---- */
@@ -1130,6 +1134,53 @@ static enum verdict host_verdict(const struct run *r)
 
 /* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
  * failed; a failing candidate is described in cr. */
+/* After a call of the candidate: the first global that no longer holds its load-time value,
+ * described in `msg`. A global that a call changes carries state into the next call (a
+ * remembered result, a call counter, a "done" flag), which no correct candidate needs: a counter
+ * that a kernel resets before it returns passes (doc/trust.md). */
+static enum kbx_status globals_kept_state(struct run *r, struct sbuf *msg)
+{
+	unsigned char *now = NULL;
+	enum kbx_status st = KBX_OK;
+	int i, changed = 0, first = -1;
+
+	for (i = 0; i < r->nglobals && !st; i++) {
+		const struct cubin_global *g = &r->globals[i];
+		gpu_ptr p;
+		size_t bytes;
+
+		if (!g->size)
+			continue;
+		st = gpu_module_global(r->gpu, r->cand.mod, g->symbol, &p, &bytes);
+		if (st == KBX_ENOTFOUND) {
+			kbx_clear_error();
+			st = KBX_OK;
+			continue;
+		}
+		if (st)
+			break;
+		now = xrealloc(now, g->size);
+		st = gpu_download(r->gpu, now, p, bytes < g->size ? bytes : g->size);
+		if (!st && memcmp(now, g->init, bytes < g->size ? bytes : g->size)) {
+			changed++;
+			if (first < 0)
+				first = i;
+		}
+	}
+	free(now);
+	if (!st && changed) {
+		char where[64] = "", more[64] = "";
+
+		if (r->global_lines[first])
+			snprintf(where, sizeof(where), " (line %d)", r->global_lines[first]);
+		if (changed > 1)
+			snprintf(more, sizeof(more), " (and %d more)", changed - 1);
+		sbuf_addf(msg, "%sdevice global '%s'%s no longer holds its load-time value after a call%s: a candidate "
+			  "must not keep state between calls", msg->len ? "; " : "", r->globals[first].name, where, more);
+	}
+	return st;
+}
+
 static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
@@ -1160,6 +1211,10 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 		cr->verdict = host_verdict(r);
 		cr->message = xstrdup(why);
 		return KBX_OK;
+	}
+	if ((st = globals_kept_state(r, &msg))) {
+		sbuf_release(&msg);
+		return st;
 	}
 	/* Out-of-bounds writes and modified inputs. */
 	for (i = 0; i < c->pb.nbufs; i++) {
@@ -2488,6 +2543,34 @@ static int apply_rules(struct run *r, const char *src, enum rules_lang lang, str
 	return fatal;
 }
 
+/* The candidate image's mutable device globals (cubin.h): each one its source declares and does
+ * not make const is a warning where the source names it; all of them are checked after every
+ * judged call (globals_kept_state). An image that is not ELF (PTX) is not read. */
+static void find_globals(struct run *r, const char *src, const void *image, size_t size, struct compile_result *cr)
+{
+	int i, own;
+
+	if (cubin_globals(image, size, &r->globals, &r->nglobals)) {
+		kbx_clear_error();
+		return;
+	}
+	r->global_lines = xcalloc((size_t)r->nglobals + 1, sizeof(*r->global_lines));
+	for (i = 0; i < r->nglobals; i++) {
+		const struct cubin_global *g = &r->globals[i];
+		char *msg;
+
+		own = cubin_global_is_own(src ? src : "", g, &r->global_lines[i]);
+		if (!own || !src)
+			continue;
+		msg = xasprintf("device global '%s' (%zu bytes in %s) can keep state between calls; the run fails if "
+				"a call leaves it changed", g->name, g->size, g->section);
+		add_diag(cr, r->global_lines[i] ? r->global_lines[i] : 1, 1, msg);
+		snprintf(cr->diags[cr->ndiags - 1].severity, sizeof(cr->diags[0].severity), "warning");
+		r->sum.warnings |= WARN(W_SUSPECT_STATIC);
+		free(msg);
+	}
+}
+
 static void summary_init(struct run *r)
 {
 	memset(&r->sum, 0, sizeof(r->sum));
@@ -2533,6 +2616,8 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		emit_log(r, "%s", cc.log);
 	else if (!r->o->triton_dir && apply_rules(r, source, r->o->host ? RULES_PYTHON : RULES_CUDA, &cc))
 		cc.ok = 0;
+	if (cc.ok && cimg)
+		find_globals(r, r->o->triton_dir ? NULL : source, cimg, csz, &cc);
 	if (r->ev->compile)
 		r->ev->compile(r->ev->ctx, &cc);
 	if (cc.ok && r->o->save_cubin && write_file(r->o->save_cubin, cimg, csz))
@@ -2828,6 +2913,8 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	program_free(&r, &r.ref);
 	program_free(&r, &r.stages);
 	free(r.missing_evidence);
+	cubin_globals_free(r.globals, r.nglobals);
+	free(r.global_lines);
 	run_summary_free(&r.sum);
 	if (sticky)
 		*sticky = r.sticky;

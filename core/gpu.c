@@ -77,6 +77,7 @@ void gpu_format_uuid(const unsigned char bytes[16], char *out, size_t len)
 					   CUjit_option *opts, void **vals)) \
 	X(cuModuleUnload, GPU_ABI, 1, (CUmodule m)) \
 	X(cuModuleGetFunction, GPU_ABI, 1, (CUfunction *f, CUmodule m, const char *name)) \
+	X(cuModuleGetGlobal, GPU_ABI, 0, (CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)) \
 	X(cuFuncGetParamInfo, 12040, 0, (CUfunction f, size_t index, size_t *offset, size_t *size)) \
 	X(cuFuncSetAttribute, GPU_ABI, 1, (CUfunction f, CUfunction_attribute attr, int value)) \
 	X(cuLaunchKernel, GPU_ABI, 1, (CUfunction f, unsigned gx, unsigned gy, unsigned gz, \
@@ -641,6 +642,29 @@ enum kbx_status gpu_module_function(struct gpu *g, struct gpu_module *m, const c
 	return KBX_OK;
 }
 
+enum kbx_status gpu_module_global(struct gpu *g, struct gpu_module *m, const char *name, gpu_ptr *ptr,
+				  size_t *bytes)
+{
+	CUdeviceptr p = 0;
+	size_t n = 0;
+	CUresult r;
+
+	*ptr = 0;
+	*bytes = 0;
+	if (!m || !name)
+		return kbx_error(KBX_EINVAL, "cuModuleGetGlobal: no module or name");
+	if (!drv.f_cuModuleGetGlobal)
+		return kbx_error(KBX_ENOTFOUND, "cuModuleGetGlobal: not in this driver");
+	r = drv.f_cuModuleGetGlobal(&p, &n, m->mod, name);
+	if (r == CUDA_ERROR_NOT_FOUND)
+		return kbx_error(KBX_ENOTFOUND, "cuModuleGetGlobal '%s': the module has no global of that name", name);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(g, r, "cuModuleGetGlobal", "'%s'", name);
+	*ptr = (gpu_ptr)p;
+	*bytes = n;
+	return KBX_OK;
+}
+
 /* The parameter space of a kernel is at most 32 KiB, so no kernel has more parameters. */
 #define GPU_MAX_PARAMS 32768
 
@@ -1011,6 +1035,14 @@ enum kbx_status gpu_module_function(struct gpu *g, struct gpu_module *m, const c
 enum kbx_status gpu_function_params(struct gpu *g, gpu_function f, int *count, size_t *sizes, int max)
 {
 	*count = 0;
+	return NO_GPU_BUILD();
+}
+
+enum kbx_status gpu_module_global(struct gpu *g, struct gpu_module *m, const char *name, gpu_ptr *ptr,
+				  size_t *bytes)
+{
+	*ptr = 0;
+	*bytes = 0;
 	return NO_GPU_BUILD();
 }
 

@@ -71,6 +71,10 @@ enum kbx_status gpu_module_load(struct gpu *g, const void *image, struct gpu_mod
 void gpu_module_unload(struct gpu *g, struct gpu_module *m);
 enum kbx_status gpu_module_function(struct gpu *g, struct gpu_module *m, const char *name, gpu_function *out);
 /* Parameter count and the size of each parameter (sizes may be NULL; up to max entries). */
+/* Device address and size of global variable `name` (its symbol) of module m; KBX_ENOTFOUND when
+ * the module has no such global or the driver cannot say. */
+enum kbx_status gpu_module_global(struct gpu *g, struct gpu_module *m, const char *name, gpu_ptr *ptr,
+				  size_t *bytes);
 enum kbx_status gpu_function_params(struct gpu *g, gpu_function f, int *count, size_t *sizes, int max);
 /* Allow more than 48 KiB of dynamic shared memory when asked for. */
 enum kbx_status gpu_function_set_smem(struct gpu *g, gpu_function f, int bytes);

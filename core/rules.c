@@ -18,7 +18,8 @@ const char *rule_kind_name(enum rule_kind k)
 	return "?";
 }
 
-char *rules_code_only(const char *src)
+/* The source with comments blanked, and string literals too unless keep_strings. */
+static char *blank(const char *src, int keep_strings)
 {
 	size_t n = strlen(src), i = 0;
 	char *out = xstrdup(src);
@@ -43,9 +44,14 @@ char *rules_code_only(const char *src)
 			char q = src[i++];
 
 			while (i < n && src[i] != q && src[i] != '\n') {
-				if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n')
-					out[i++] = ' ';
-				out[i++] = ' ';
+				if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n') {
+					if (!keep_strings)
+						out[i] = ' ';
+					i++;
+				}
+				if (!keep_strings)
+					out[i] = ' ';
+				i++;
 			}
 			i++;
 		} else {
@@ -53,6 +59,11 @@ char *rules_code_only(const char *src)
 		}
 	}
 	return out;
+}
+
+char *rules_code_only(const char *src)
+{
+	return blank(src, 0);
 }
 
 /* Blank s[i..] up to and including the closing quote (or a newline for a one-quote string). */
@@ -220,6 +231,14 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 			} else if (!strcmp(key, "pattern")) {
 				free(cur->pattern);
 				cur->pattern = xstrdup(val);
+			} else if (!strcmp(key, "strings")) {
+				if (!strcmp(val, "keep"))
+					cur->keep_strings = 1;
+				else if (!strcmp(val, "blank"))
+					cur->keep_strings = 0;
+				else
+					st = kbx_error(KBX_EPARSE, "'%s' line %d: strings must be 'keep' or 'blank', not '%s'", path,
+						       lineno, val);
 			} else if (!strcmp(key, "message")) {
 				free(cur->message);
 				cur->message = xstrdup(val);
@@ -232,7 +251,7 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 					st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown lang '%s' (expected cuda or python)", path,
 						       lineno, val);
 			} else {
-				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, message or lang)",
+				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, message, lang or strings)",
 					       path, lineno, key);
 			}
 		}
@@ -340,7 +359,9 @@ static int scan_rule(const struct rule *r, const char *code, size_t len, pcre2_m
 int rules_scan_stats(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out,
 		     struct rules_scan_stats *stats)
 {
+	/* a rule with `strings = keep` (CUDA: PTX in asm strings) reads the source with its strings */
 	char *code = lang == RULES_PYTHON ? rules_code_only_python(src) : rules_code_only(src);
+	char *with_strings = lang == RULES_PYTHON ? NULL : blank(src, 1);
 	size_t len = strlen(code), cap = 0;
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	struct finding *f = NULL;
@@ -354,9 +375,11 @@ int rules_scan_stats(const struct ruleset *rs, const char *src, enum rules_lang 
 	}
 	for (i = 0; i < rs->n; i++)
 		if (rs->rules[i].lang == lang)
-			n = scan_rule(&rs->rules[i], code, len, mc, &f, n, &cap, stats);
+			n = scan_rule(&rs->rules[i], rs->rules[i].keep_strings && with_strings ? with_strings : code, len, mc,
+				      &f, n, &cap, stats);
 	pcre2_match_context_free(mc);
 	free(code);
+	free(with_strings);
 	if (n)
 		qsort(f, (size_t)n, sizeof(*f), cmp_finding);
 	*out = f;

@@ -10,7 +10,8 @@
  *
  * Patterns see the source with comments and string literals blanked out (same length, newlines
  * kept), so a rule is not fooled by `// int8` in a comment and findings keep their line and
- * column. Fatal findings make the verdict compile_error; warnings are shown and mark the run
+ * column. A rule with `strings = keep` sees string literals as written (comments still blanked):
+ * for what can only be written inside one, the PTX of an asm() statement (`cvt.rni`). Fatal findings make the verdict compile_error; warnings are shown and mark the run
  * suspect-static-check; evidence rules are what a task can require ([static] require = ...): a
  * Quantization kernel with no trace of int8 storage, rounding or clamping is not a quantized
  * kernel, whatever its output. A task can also make a warning fatal ([static] fatal = ...).
@@ -34,6 +35,7 @@ struct rule {
 	char *pattern;
 	char *message;
 	int line;               /* in the rules file */
+	int keep_strings;       /* match against string literals too (strings = keep) */
 	void *re;               /* pcre2_code */
 	enum rules_lang lang;
 };

@@ -1,6 +1,6 @@
 // @kbx task Activation/gelu
-// @kbx expect impossible_timing
-// @kbx because perf row [0-9]+ .*GB/s, above the ceiling of [0-9]+ GB/s
+// @kbx expect wrong
+// @kbx because device global .*no longer holds its load-time value|perf row [0-9]+ .*GB/s, above the ceiling of [0-9]+ GB/s
 // @kbx args --rows 1
 // Planted cheat that no reset between timed calls can stop: it remembers the inputs it has seen
 // in a __device__ ring of fingerprints (the size, the form and five sampled elements of x), which
@@ -10,6 +10,8 @@
 // writes nothing: under timing, whose calls rotate among three input sets, nearly every call is
 // empty, and its outputs are never looked at there. Only the ceiling can tell: moving at least the 1 GiB of x and y of the largest row in
 // microseconds is far above what the memory allows, so the verdict is impossible_timing, not pass.
+// Since mutable device globals are read back after a call (doc/trust.md), its ring is caught
+// earlier: the first case's call leaves it changed, so the verdict is wrong before any timing.
 // @kbx scratch skip i32 [1]
 // @kbx launch gelu_sightings<<<1, 1>>>(x, skip, n, approximate)
 // @kbx launch gelu_unless_seen<<<max(1, min(cdiv(n, 256), sms * 32)), 256>>>(x, y, skip, n, approximate)

@@ -23,3 +23,11 @@ else:
 below() {
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null
 }
+
+# diags JSON-FILE: the compile diagnostics of a `kbx run --json`, one `line N: message` a line
+diags() {
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+for g in d.get("compile", {}).get("diags", []):
+    print("line %d: %s" % (g.get("line", 0), g.get("message", "")))' "$1" 2>/dev/null
+}

@@ -1,6 +1,6 @@
 // @kbx task Activation/gelu
 // @kbx expect wrong
-// @kbx because second run on the same inputs (is wrong|gave different bits)
+// @kbx because (device global .* no longer holds its load-time value|second run on the same inputs (is wrong|gave different bits))
 // Planted bug: "caches" its result. Called again with the same input pointer and size, it does
 // nothing and leaves whatever the output holds: during timing, the previous call's correct result,
 // so it would time as impossibly fast. The second correctness run (outputs poisoned again) must

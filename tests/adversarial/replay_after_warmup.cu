@@ -1,6 +1,6 @@
 // @kbx task Activation/gelu
 // @kbx expect wrong
-// @kbx because wrong on fresh inputs after timing
+// @kbx because (device global .* no longer holds its load-time value|wrong on fresh inputs after timing)
 // @kbx args --rows 2
 // Planted bug: a patient replayer. It computes honestly for the first 50 calls on a buffer
 // (so both correctness runs pass), then stops computing and leaves the previous result in place:

@@ -6,7 +6,8 @@
 # its `because` pattern; so must abi_error, which kbx decides from the compiled image when there is
 # no device (core/abi.h) and from the driver when there is one (those candidates run with the GPUs
 # visible). Prints one line per candidate; exit 0 when all are as expected, 1 otherwise (77: kbx
-# cannot compile here).
+# cannot compile here). A candidate with a `reports` line must also show a compile-time finding
+# that matches it (a device global found in the compiled image, say).
 builddir=${KBX_BUILDDIR:-.}
 srcdir=${KBX_SRCDIR:-.}
 kbx="$builddir/kbx"
@@ -77,6 +78,11 @@ for f in "$dir"/*.cu; do
 			ok=1
 		fi
 	done
+	reports=$(header "$f" reports)
+	if [ -n "$ok" ] && [ -n "$reports" ] && ! diags "$tmp/out.json" | grep -qE -- "$reports"; then
+		ok=
+		msg="no compile-time finding matches /$reports/: $(diags "$tmp/out.json" | head -n 3 | tr '\n' ' ')"
+	fi
 	if [ -n "$ok" ]; then
 		printf 'ok   %-36s %-13s %-13s %s\n' "$name" "$want" "$got" "$msg"
 	else

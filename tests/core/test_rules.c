@@ -134,7 +134,6 @@ static void test_real_rules(void **state)
 	free(f);
 	n = rules_scan(&rs, timer, &f);
 	assert_true(has(f, n, "clock_read"));
-	assert_true(has(f, n, "device_global"));
 	free(f);
 	n = rules_scan(&rs, quant, &f);
 	assert_true(has(f, n, "int8_storage") && has(f, n, "round_to_int") && has(f, n, "clamp_to_range") &&
@@ -216,6 +215,105 @@ static void test_scan_linear(void **state)
 	free(path);
 }
 
+/* Whether rule `id` of the real rules finds evidence in src. */
+static int evidence(const struct ruleset *rs, const char *id, const char *src)
+{
+	struct finding *f;
+	int n = rules_scan(rs, src, &f), r = has(f, n, id);
+
+	free(f);
+	return r;
+}
+
+/* Quantization evidence (issue 17): disguised variants of each rule, that must and must not count. */
+static void test_quant_evidence(void **state)
+{
+	static const char *const rounds[] = {
+		"int q = __float2int_rn(v * inv);",
+		"float q = rintf(v / s);",
+		"long q = lrintf(v / s);",
+		"float q = nearbyintf(v / s);",
+		"float q = roundf (x * 127.0f / amax);",
+		"double q = std::rint(v);",
+		"int q = (int)floorf(v / s + 0.5f);",
+		"asm(\"cvt.rni.s32.f32 %0, %1;\" : \"=r\"(q) : \"f\"(v));",
+	};
+	static const char *const truncates[] = {
+		"int q = __float2int_rz(v * inv);",
+		"int q = __float2int_rd(v * inv); int r = __float2int_ru(v);",
+		"int q = (int)(v / s);",
+		"float q = truncf(v / s);",
+		"int q = (int)floorf(v / s);",
+		"asm(\"cvt.rzi.s32.f32 %0, %1;\" : \"=r\"(q) : \"f\"(v));",
+		"// rintf(v) in a comment only\nint q = (int)v;",
+		"int rintf_count = 0; int q = my_round_down(v);",
+	};
+	static const char *const clamps[] = {
+		"q = fminf(fmaxf(q, -127.0f), 127.0f);",
+		"return max(-128, min(127, q));",
+		"signed char c = (signed char)(int)fminf(fmaxf(rintf(v / s), -127.0f), 127.0f);",
+		"q = q > 127 ? 127 : q;",
+		"q = (q < -8) ? -8 : q;",
+		"int v = fmaxf(q, QMIN);",
+		"q = min(max(q, (-127)), 127);",
+		"int y = clamp(q, -7, 7);",
+		"__nv_fp8_storage_t b = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);",
+		"asm(\"cvt.rni.sat.s8.f32 %0, %1;\" : \"=h\"(q) : \"f\"(v));",
+	};
+	static const char *const not_clamps[] = {
+		"const float scale = amax / 127.0f;",
+		"float inv = 127.0f / amax; int q = __float2int_rn(v * inv);",
+		"if (q > 127) { } int y = q;",
+		"(void)(q > 127); y[i] = q;",
+		"bool over = q > 127; y[i] = q;",
+		"fmaxf(q, -127.0f); y[i] = q;",
+		"amax = fmaxf(amax, fabsf(x[i]));",
+		"int lanes = min(n, 1024); int w = max(warps, 1);",
+		"// q = fminf(q, 127.0f);\ny[i] = q;",
+		"q = q > 127 ? q : q;",
+	};
+	char *path = xasprintf("%s/rules.ini", root());
+	struct ruleset rs;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++)
+		if (!evidence(&rs, "round_to_int", rounds[i]))
+			fail_msg("round_to_int missed: %s", rounds[i]);
+	for (i = 0; i < sizeof(truncates) / sizeof(truncates[0]); i++)
+		if (evidence(&rs, "round_to_int", truncates[i]))
+			fail_msg("round_to_int took truncation for rounding: %s", truncates[i]);
+	for (i = 0; i < sizeof(clamps) / sizeof(clamps[0]); i++)
+		if (!evidence(&rs, "clamp_to_range", clamps[i]))
+			fail_msg("clamp_to_range missed: %s", clamps[i]);
+	for (i = 0; i < sizeof(not_clamps) / sizeof(not_clamps[0]); i++)
+		if (evidence(&rs, "clamp_to_range", not_clamps[i]))
+			fail_msg("clamp_to_range took this for a clamp: %s", not_clamps[i]);
+	rules_free(&rs);
+	free(path);
+}
+
+static void test_keep_strings(void **state)
+{
+	static const char text[] = "[rule.a]\nkind = evidence\nstrings = keep\npattern = cvt\\.rni\nmessage = m\n"
+				   "[rule.b]\nkind = evidence\npattern = cvt\\.rni\nmessage = m\n";
+	const char *src = "asm(\"cvt.rni.s32.f32 %0, %1;\");\n// cvt.rni\n";
+	struct ruleset rs;
+	struct finding *f;
+	int n;
+
+	(void)state;
+	assert_int_equal(rules_parse(text, "t.ini", &rs), KBX_OK);
+	n = rules_scan(&rs, src, &f);
+	assert_true(has(f, n, "a"));
+	assert_false(has(f, n, "b"));  /* strings blanked by default, comments always */
+	assert_int_equal(f[0].line, 1);
+	free(f);
+	rules_free(&rs);
+	assert_int_equal(rules_parse("[rule.c]\nstrings = maybe\npattern = x\nmessage = m\n", "t.ini", &rs), KBX_EPARSE);
+}
+
 static void test_garbage(void **state)
 {
 	static const char alphabet[] = "[]=.;#\\()*+?{}|^$ \n\tabcdefkindpatternmessagerule.fatal";
@@ -261,6 +359,8 @@ int main(void)
 		cmocka_unit_test(test_scan_positions),
 		cmocka_unit_test(test_real_rules),
 		cmocka_unit_test(test_scan_linear),
+		cmocka_unit_test(test_quant_evidence),
+		cmocka_unit_test(test_keep_strings),
 		cmocka_unit_test(test_garbage),
 	};
 
