@@ -41,6 +41,8 @@ static const char eval_usage[] =
 	"  --seed N           input seed (default 0)\n"
 	"  --launch-timeout S limit per kernel launch (default 10)\n"
 	"  --quiet            no progress bar\n"
+	"  --sanitize auto    racecheck and initcheck on each item's smallest case first (CUDA items,\n"
+	"                     when compute-sanitizer is installed): findings make the item wrong\n"
 	"  --python PATH      the interpreter for Python items (default $KBX_PYTHON, else python3)\n"
 	"\n";
 
@@ -270,6 +272,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'S' }, { "no-perf", no_argument, NULL, 'P' },
 		{ "rows", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
+		{ "sanitize", required_argument, NULL, 'Z' },
 		{ "python", required_argument, NULL, 'Y' },
 		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
@@ -295,6 +298,11 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		case 's': req.seed = cli_seed(optarg, "--seed", &bad); break;
 		case 'L': req.launch_limit_s = cli_num(optarg, "--launch-timeout", &bad); break;
 		case 'q': ctx.quiet = 1; break;
+		case 'Z':
+			if (strcmp(optarg, "auto"))
+				return cli_usage_error("eval", "--sanitize takes only 'auto' here, not '%s'", optarg);
+			req.sanitize = "auto";
+			break;
 		case 'Y': req.python_exe = optarg; break;
 		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:

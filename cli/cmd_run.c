@@ -43,6 +43,9 @@ static const char run_usage[] =
 	"                         recipe, e.g. 'auto:n=97' or 'fuzz:n=37,scale=-0.251'\n"
 	"  --no-derived           skip the derived cases (scaled, negated, boundary sizes)\n"
 	"  --fuzz N               draw N more cases; the first that fails is shrunk and reported\n"
+	"  --sanitize auto        first racecheck and initcheck on the smallest case (when\n"
+	"                         compute-sanitizer is installed), then the run as usual; findings\n"
+	"                         on the candidate's lines mark it sanitizer and, had it passed, wrong\n"
 	"  --sanitize TOOL        run under compute-sanitizer (memcheck, racecheck, initcheck,\n"
 	"                         synccheck): findings on the candidate's lines; implies --no-perf\n"
 	"                         and 20x the launch timeout\n"
@@ -149,9 +152,11 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		return cli_fail(2, "--triton DIR is the candidate: give no FILE with it");
 	if (launch && !triton)
 		return cli_fail(2, "--launch goes with --triton DIR (a CUDA candidate has its launch lines in its source)");
-	if (req.sanitize) {
+	if (req.sanitize && !strcmp(req.sanitize, "auto")) {
+		/* the run as usual, after racecheck and initcheck on one case (worker.h) */
+	} else if (req.sanitize) {
 		if (!sanitizer_tool_ok(req.sanitize))
-			return cli_fail(2, "--sanitize expects memcheck, racecheck, initcheck or synccheck, not '%s'",
+			return cli_fail(2, "--sanitize expects auto, memcheck, racecheck, initcheck or synccheck, not '%s'",
 					req.sanitize);
 		/* Timings under a sanitizer mean nothing, and every launch is many times slower. */
 		req.no_perf = 1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "problem.h"
 #include "pyworker.h"
 #include "task.h"
 #include "sanitizer.h"
@@ -784,9 +785,41 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 	return st;
 }
 
+static enum kbx_status sanitize_auto(struct worker_keep *keep, const char *exe, const struct worker_request *req,
+				     const struct task *t, const struct run_events *ev, worker_cancel_fn cancel,
+				     void *cancel_ctx);
+
+static int is_auto(const struct worker_request *req)
+{
+	return req->sanitize && !strcmp(req->sanitize, "auto");
+}
+
+/* "auto": the task is loaded here, for its smallest case */
+static enum kbx_status run_auto(struct worker_keep *keep, const char *exe, const struct worker_request *req,
+				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx)
+{
+	char *id = xstrdup(req->task_id ? req->task_id : ""), *slash = strchr(id, '/');
+	struct task *t = NULL;
+	enum kbx_status st;
+
+	if (!slash) {
+		free(id);
+		return kbx_error(KBX_EINVAL, "--sanitize auto: bad task id '%s'", req->task_id ? req->task_id : "");
+	}
+	*slash = '\0';
+	st = task_load(req->tasks_root ? req->tasks_root : task_default_root(), id, slash + 1, &t);
+	free(id);
+	if (!st)
+		st = sanitize_auto(keep, exe, req, t, ev, cancel, cancel_ctx);
+	task_free(t);
+	return st;
+}
+
 enum kbx_status worker_run(const char *exe, const struct worker_request *req, const struct run_events *ev,
 			   worker_cancel_fn cancel, void *cancel_ctx)
 {
+	if (is_auto(req))
+		return run_auto(NULL, exe, req, ev, cancel, cancel_ctx);
 	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx, NULL);
 }
 
@@ -812,7 +845,185 @@ void worker_keep_free(struct worker_keep *k)
 enum kbx_status worker_run_kept(struct worker_keep *k, const char *exe, const struct worker_request *req,
 				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx)
 {
+	if (is_auto(req))
+		return run_auto(k, exe, req, ev, cancel, cancel_ctx);
 	return run_worker(exe, req, ev, NULL, NULL, cancel, cancel_ctx, k);
+}
+
+/* ------------------------------------------------------------ sanitize auto ---- */
+
+struct auto_collect {
+	const struct run_events *to;
+	int found;              /* the tool reported errors in the candidate */
+	char *message;          /* its done message then */
+};
+
+static void ac_log(void *ctx, const char *text)
+{
+	struct auto_collect *a = ctx;
+
+	/* the tool's findings and its verdict line; the sanitized run's own progress stays quiet */
+	if (!strncmp(text, "compute-sanitizer", 17) && a->to->log)
+		a->to->log(a->to->ctx, text);
+}
+
+static void ac_done(void *ctx, const struct run_summary *s)
+{
+	struct auto_collect *a = ctx;
+
+	if (s->warnings & WARN(W_SANITIZER)) {
+		a->found = 1;
+		if (!a->message)
+			a->message = xstrdup(s->message ? s->message : "compute-sanitizer reported errors");
+	} else if (s->verdict == V_TIMEOUT || s->verdict == V_ERROR) {
+		char *m = xasprintf("--sanitize auto: the sanitized run ended as %s: %s", verdict_name(s->verdict),
+				    s->message ? s->message : "");
+
+		if (a->to->log)
+			a->to->log(a->to->ctx, m);
+		free(m);
+	}
+}
+
+/* The main run's events, its summary marked with the sanitizers' findings. */
+struct auto_mark {
+	const struct run_events *to;
+	const struct auto_collect *found;
+};
+
+static void am_phase(void *ctx, const char *what, double limit_s)
+{
+	const struct auto_mark *m = ctx;
+
+	if (m->to->phase)
+		m->to->phase(m->to->ctx, what, limit_s);
+}
+
+static void am_compile(void *ctx, const struct compile_result *c)
+{
+	const struct auto_mark *m = ctx;
+
+	if (m->to->compile)
+		m->to->compile(m->to->ctx, c);
+}
+
+static void am_case(void *ctx, const struct case_result *c)
+{
+	const struct auto_mark *m = ctx;
+
+	if (m->to->case_done)
+		m->to->case_done(m->to->ctx, c);
+}
+
+static void am_perf(void *ctx, const struct perf_result *p)
+{
+	const struct auto_mark *m = ctx;
+
+	if (m->to->perf_row)
+		m->to->perf_row(m->to->ctx, p);
+}
+
+static void am_log(void *ctx, const char *text)
+{
+	const struct auto_mark *m = ctx;
+
+	if (m->to->log)
+		m->to->log(m->to->ctx, text);
+}
+
+static void am_done(void *ctx, const struct run_summary *s)
+{
+	const struct auto_mark *m = ctx;
+	struct run_summary copy = *s;
+	char *msg = NULL;
+
+	if (m->found->found) {
+		copy.warnings |= WARN(W_SANITIZER);
+		if (copy.verdict == V_PASS) {
+			copy.verdict = V_WRONG;
+			copy.message = m->found->message;
+		} else {
+			msg = xasprintf("%s; and %s", s->message ? s->message : verdict_name(s->verdict), m->found->message);
+			copy.message = msg;
+		}
+	}
+	if (m->to->done)
+		m->to->done(m->to->ctx, &copy);
+	free(msg);
+}
+
+const char *worker_smallest_case(const struct task *t)
+{
+	double best = -1;
+	int i, pick = -1;
+
+	for (i = 0; i < t->ncases; i++) {
+		struct problem pb;
+		double bytes = 0;
+		int k;
+
+		if (problem_from_case(t, i, &pb) != KBX_OK) {
+			kbx_clear_error();
+			continue;
+		}
+		for (k = 0; k < pb.nbufs; k++)
+			bytes += (double)pb.bufs[k].bytes;
+		problem_free(&pb);
+		/* an empty case launches nothing: nothing for a sanitizer to see */
+		if (bytes > 0 && (best < 0 || bytes < best)) {
+			best = bytes;
+			pick = i;
+		}
+	}
+	return pick >= 0 ? t->cases[pick].name : NULL;
+}
+
+static enum kbx_status sanitize_auto(struct worker_keep *keep, const char *exe, const struct worker_request *req,
+				     const struct task *t, const struct run_events *ev, worker_cancel_fn cancel,
+				     void *cancel_ctx)
+{
+	static const char *const tools[] = { "racecheck", "initcheck" };
+	struct auto_collect found = { ev, 0, NULL };
+	struct run_events collect = { &found, NULL, NULL, NULL, NULL, ac_log, ac_done };
+	struct auto_mark mark = { ev, &found };
+	struct run_events marked = { &mark, am_phase, am_compile, am_case, am_perf, am_log, am_done };
+	struct worker_request main_req = *req, sub;
+	const char *small = worker_smallest_case(t);
+	char path[PATH_MAX];
+	enum kbx_status st = KBX_OK;
+	size_t i;
+
+	main_req.sanitize = NULL;
+	if (req->python || req->triton_dir) {
+		if (ev->log)
+			ev->log(ev->ctx, "--sanitize auto: compute-sanitizer runs CUDA sources only; this candidate ran without it");
+	} else if (find_sanitizer(path, sizeof(path))) {
+		if (ev->log)
+			ev->log(ev->ctx, "--sanitize auto: compute-sanitizer not found (set KBX_COMPUTE_SANITIZER); ran without it");
+	} else if (!small) {
+		if (ev->log)
+			ev->log(ev->ctx, "--sanitize auto: the task has no case with data; ran without it");
+	} else {
+		for (i = 0; i < sizeof(tools) / sizeof(tools[0]) && !st; i++) {
+			char *note = xasprintf("--sanitize auto: %s on case '%s'", tools[i], small);
+
+			if (ev->log)
+				ev->log(ev->ctx, note);
+			free(note);
+			sub = *req;
+			sub.sanitize = (char *)tools[i];
+			sub.only_case = (char *)small;
+			sub.no_perf = 1;
+			sub.fuzz = 0;
+			sub.export_dir = NULL;
+			sub.launch_limit_s *= 20;
+			st = run_worker(exe, &sub, &collect, NULL, NULL, cancel, cancel_ctx, NULL);
+		}
+	}
+	if (!st)
+		st = run_worker(exe, &main_req, found.found ? &marked : ev, NULL, NULL, cancel, cancel_ctx, keep);
+	free(found.message);
+	return st;
 }
 
 /* ------------------------------------------------------------ calibration ---- */

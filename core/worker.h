@@ -86,6 +86,15 @@ void worker_keep_free(struct worker_keep *k);
 enum kbx_status worker_run_kept(struct worker_keep *k, const char *exe, const struct worker_request *req,
 				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx);
 
+/* req->sanitize "auto" (worker_run, worker_run_kept): compute-sanitizer's racecheck and initcheck
+ * on the task's smallest case (worker_smallest_case), each in a worker of its own, then the run
+ * itself unsanitized. The tools' findings arrive first as log lines on the candidate's lines;
+ * with any, the run's summary gets the warning `sanitizer` and, had it passed, verdict wrong.
+ * Without compute-sanitizer, for a Python or Triton-cache candidate, or a task whose cases are
+ * all empty, a log line says so and the run goes on unsanitized. */
+/* The name of the task's own case with the fewest bytes of data (not an empty one), or NULL. */
+const char *worker_smallest_case(const struct task *t);
+
 /* Calibrate device `device` in a fresh worker (calibrate.h). KBX_OK with *out filled; otherwise
  * the error says why: KBX_ENODEVICE / KBX_ENOGPUBUILD without a GPU, KBX_ETIMEOUT when a phase
  * ran past its limit, KBX_EWORKER when the worker failed or died. progress (may be NULL) gets

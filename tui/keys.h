@@ -88,6 +88,7 @@ enum key_scope {
 	X(ACT_PREV_DIAG, KS_CAND, "N", "prev diag", "previous line with a diagnostic or finding") \
 	X(ACT_WRITE, KS_CAND, "w", "write", "write the candidate to a file") \
 	X(ACT_DIFF, KS_RESULTS, "d", "diff", "diff of the selected case: worst elements, heatmap, histogram") \
+	X(ACT_SANITIZE, KS_RESULTS, "S", "sanitize", "racecheck and initcheck on one case, then run again") \
 	X(ACT_NEXT_CASE, KS_DIFF, "]", "next case", "next case") \
 	X(ACT_PREV_CASE, KS_DIFF, "[", "prev case", "previous case") \
 	X(ACT_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case") \

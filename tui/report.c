@@ -797,6 +797,10 @@ void report_case_detail(struct doc *d, const struct case_result *c, const struct
 	if (c->nondeterministic) {
 		doc_add(d, ROLE_WARN, "  nondeterministic: a second run gave different bits");
 		doc_newline(d);
+		doc_add(d, ROLE_NORMAL, "  a race or an uninitialised read? ");
+		doc_add(d, ROLE_KEY, "S");
+		doc_add(d, ROLE_NORMAL, " runs it again after compute-sanitizer's racecheck and initcheck");
+		doc_newline(d);
 	}
 	if (*c->first_wrong_stage) {
 		doc_add(d, ROLE_LABEL, "  first wrong stage ");

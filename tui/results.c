@@ -133,13 +133,15 @@ static unsigned key(struct tui *t, enum action a, int k)
 		t->view_case = tag;
 		t->view_output = 0;
 		return tui_open(t, SCR_DIFF);
+	case ACT_SANITIZE:
+		return R_HANDLED | R_RUN_SANITIZE;
 	default:
 		return 0;
 	}
 }
 
 static const enum action hints[] = {
-	ACT_DIFF, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_HISTORY, ACT_BACK, ACT_NONE,
+	ACT_DIFF, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_SANITIZE, ACT_HISTORY, ACT_BACK, ACT_NONE,
 };
 
 const struct screen_ops results_screen = {

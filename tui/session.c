@@ -1071,7 +1071,7 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
-int session_run(struct tui *t, int reference)
+int session_run(struct tui *t, int reference, int sanitize)
 {
 	const struct task *task = tui_task(t);
 	struct candidate *c = tui_candidate(t);
@@ -1131,6 +1131,8 @@ int session_run(struct tui *t, int reference)
 	req.calib_db = t->db ? (char *)t->db_path : NULL;
 	if (getenv("KBX_TUI_NO_PERF"))
 		req.no_perf = 1;
+	if (sanitize)
+		req.sanitize = "auto";
 
 	memset(&t->tee, 0, sizeof(t->tee));
 	t->ev_record = run_record_events(t->run);

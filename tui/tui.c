@@ -603,8 +603,8 @@ static void act(struct tui *t, unsigned res, int *quit)
 	}
 	if (res & R_CANCEL)
 		runner_cancel(t->runner);
-	if (res & (R_RUN | R_RUN_REF)) {
-		if (session_run(t, (res & R_RUN_REF) != 0))
+	if (res & (R_RUN | R_RUN_REF | R_RUN_SANITIZE)) {
+		if (session_run(t, (res & R_RUN_REF) != 0, (res & R_RUN_SANITIZE) != 0))
 			screen_open(t, SCR_RUN);
 	}
 	if (res & R_EDITOR)

@@ -38,6 +38,7 @@
 #define R_THEME 0x100u      /* switch to the next theme */
 #define R_EDITOR 0x200u     /* edit the candidate in $EDITOR */
 #define R_RUN_REF 0x400u    /* run the current task's reference */
+#define R_RUN_SANITIZE 0x800u /* run the candidate after racecheck and initcheck (--sanitize auto) */
 
 struct tui;
 
@@ -260,7 +261,8 @@ unsigned paste_key(struct tui *t, int key);
 unsigned session_global_key(struct tui *t, enum action a, int key);
 
 /* Runs. */
-int session_run(struct tui *t, int reference);
+/* reference: the task's reference as the candidate; sanitize: --sanitize auto (worker.h) */
+int session_run(struct tui *t, int reference, int sanitize);
 void session_run_finished(struct tui *t);
 /* Show a run from the history in the results screen. */
 int session_view_history(struct tui *t, long long run_id);

@@ -284,6 +284,12 @@ static void test_results(void **state)
 	report_case_detail(&d, &r.cases[1], t, 60);
 	must_find(&d, "first wrong stage norm");
 	must_find(&d, "259216/259313 mismatches");
+	doc_clear(&d);
+	/* a nondeterministic case offers the sanitizers (S) */
+	r.cases[1].nondeterministic = 1;
+	report_case_detail(&d, &r.cases[1], t, 100);
+	must_find(&d, "racecheck and initcheck");
+	assert_int_equal(role_at(&d, "S"), ROLE_KEY);
 	doc_free(&d);
 	run_record_free(&r);
 }
