@@ -14,10 +14,6 @@
 #define FIXED_CAP 100000
 #define HOLD_TIMEOUT_MS 2000.0
 #define HOLD_BATCH 64           /* repetitions queued behind one hold, at first */
-
-/* The batch that last fit into the launch queue: a run's later rows start from it instead of
- * timing out again (the worker times one run, on one thread). */
-static int hold_batch = HOLD_BATCH;
 #define NOISE_SAMPLE_CAP 1000000
 
 void bench_options_default(struct bench_options *o)
@@ -236,16 +232,22 @@ static enum kbx_status timed_batch(struct gpu *g, const struct bench_call *c, st
 	return st;
 }
 
-/* A batch was dropped (the hold timed out): the next and later ones are half as long; an error
- * once even one repetition cannot be queued in time, or after 20 drops. */
-static enum kbx_status batch_dropped(struct bench_result *out, int *batch)
+int bench_hold_batch(const struct bench_options *o)
 {
-	out->batches_dropped++;
-	if (*batch == 1 || out->batches_dropped > 20)
+	return o->memory && o->memory->hold_batch > 0 ? o->memory->hold_batch : HOLD_BATCH;
+}
+
+/* The next and later batches are half as long, the run's later rows' too: they start from the
+ * batch that fit instead of timing out again. */
+enum kbx_status bench_batch_dropped(const struct bench_options *o, int *batch, int *dropped)
+{
+	(*dropped)++;
+	if (*batch <= 1 || *dropped > 20)
 		return kbx_error(KBX_ETIMEOUT, "hiding launch latency: the GPU waited more than %.0f ms for one "
 				 "repetition to be enqueued", HOLD_TIMEOUT_MS);
 	*batch /= 2;
-	hold_batch = *batch;
+	if (o->memory)
+		o->memory->hold_batch = *batch;
 	return KBX_OK;
 }
 
@@ -257,7 +259,7 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 	struct clock_window window;
 	enum kbx_status st;
 	double t0 = now_seconds();
-	int i, n_warmup, batch = hold_batch, dropped;
+	int i, n_warmup, batch = bench_hold_batch(o), dropped;
 
 	memset(out, 0, sizeof(*out));
 	memset(&window, 0, sizeof(window));
@@ -285,13 +287,13 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 
 			st = timed_batch(g, c, &ev, n, o->hide_latency, &smp, &dropped);
 			if (!st && dropped)
-				st = batch_dropped(out, &batch);
+				st = bench_batch_dropped(o, &batch, &out->batches_dropped);
 		}
 	} else {
 		const char *why = NULL;
 		/* Batches of about 10 ms of calls (at least one), so that the noise is checked often
 		 * enough to stop soon after the target is met but the syncs stay rare. */
-		int per = bench_fixed_count(10.0, out->est_ms, o->hide_latency ? hold_batch : 4 * HOLD_BATCH);
+		int per = bench_fixed_count(10.0, out->est_ms, o->hide_latency ? bench_hold_batch(o) : 4 * HOLD_BATCH);
 		/* the time limits count the host's time (flushes and syncs included), so that the cap
 		 * bounds what a row costs, not only the kernel's share of it */
 		double t_timed = now_seconds();
@@ -299,7 +301,7 @@ enum kbx_status bench_run(struct gpu *g, const struct bench_call *c, const struc
 		while (!st && !bench_noise_done(o, smp.n, samples_rsd(&smp), (now_seconds() - t_timed) * 1e3, &why)) {
 			st = timed_batch(g, c, &ev, per, o->hide_latency, &smp, &dropped);
 			if (!st && dropped)
-				st = batch_dropped(out, &per);
+				st = bench_batch_dropped(o, &per, &out->batches_dropped);
 		}
 		out->stop = why ? why : "cap";
 	}

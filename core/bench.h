@@ -22,7 +22,9 @@
  * waits for the host's launch overhead; that matters for kernels of a few microseconds, whose
  * events otherwise also measure the host. The spinning kernel gives up after 2 s (the launch
  * queue filled before the batch was queued): that batch is thrown away and the next is half
- * the size.
+ * the size, and so does every later row of the same run: the batch that fit is kept in the run's
+ * struct bench_memory (bench_options.memory), never in the process, so one run's full launch
+ * queue does not shrink the batches of the runs after it.
  */
 #ifndef KBX_BENCH_H
 #define KBX_BENCH_H
@@ -34,6 +36,13 @@
 
 enum bench_mode { BENCH_FIXED, BENCH_NOISE };
 
+/* What one run's timing learns from row to row; zeroed by whoever starts the run, and owned by
+ * it (one per run, never shared between runs). */
+struct bench_memory {
+	int hold_batch;               /* hide_latency: the batch that last fit into the launch queue;
+	                               * 0 = not learnt yet (64) */
+};
+
 struct bench_options {
 	enum bench_mode mode;
 	double warmup_ms, rep_ms;     /* do_bench's 25 and 100 */
@@ -43,6 +52,8 @@ struct bench_options {
 	double min_ms, max_ms;        /* BENCH_NOISE: time spent timing (host clock, flushes and
 	                               * syncs included) before it may stop, and when it must */
 	int hide_latency;
+	struct bench_memory *memory;  /* the run's, updated by bench_run; NULL: each call starts
+	                               * afresh (not part of a request: never serialised) */
 };
 
 struct bench_call {
@@ -84,5 +95,12 @@ int bench_fixed_count(double rep_ms, double est_ms, int cap);
 /* Whether BENCH_NOISE stops after n samples with relative standard deviation rsd and elapsed_ms
  * spent timing; *why gets "noise" or "cap" when it does (exposed for tests). */
 int bench_noise_done(const struct bench_options *o, int n, double rsd, double elapsed_ms, const char **why);
+/* The hide_latency batch a row of o's run starts from: what o->memory learnt, else 64 (exposed
+ * for tests). */
+int bench_hold_batch(const struct bench_options *o);
+/* A batch of *batch repetitions was dropped (its hold timed out): *dropped counts it, *batch is
+ * halved and o->memory keeps the new size for the run's later rows; KBX_ETIMEOUT once even one
+ * repetition cannot be queued in time, or after 20 drops (exposed for tests). */
+enum kbx_status bench_batch_dropped(const struct bench_options *o, int *batch, int *dropped);
 
 #endif

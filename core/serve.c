@@ -79,6 +79,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	struct run_events ev = events_json_writer(out), annotated;
 	struct calibrate_annotator ann = { &ev, NULL, 0 };
 	struct calibration cal;
+	struct bench_memory timing = { 0 };  /* this run's alone: the next request starts afresh */
 	struct task *t = NULL;
 	char *slash;
 	int sticky = 0, have_cache = 0;
@@ -112,6 +113,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	if (req.db_path && env->open_cache && env->open_cache(env->ctx, req.db_path, &cache) == 0)
 		have_cache = 1;
 	options_from_request(&req, env, &o);
+	o.bench.memory = &timing;
 	ann.cal = run_calibration(env, &req, &cal);
 	o.calib = ann.cal;
 	ann.tensor = calibrate_task_tensor(t);

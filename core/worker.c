@@ -181,6 +181,7 @@ static char *dup_or_null(const char *s)
 void worker_request_copy(struct worker_request *dst, const struct worker_request *src)
 {
 	*dst = *src;
+	dst->bench.memory = NULL;       /* a run's, never a request's */
 	dst->task_id = dup_or_null(src->task_id);
 	dst->source = dup_or_null(src->source);
 	dst->source_name = dup_or_null(src->source_name);

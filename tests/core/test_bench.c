@@ -82,6 +82,59 @@ static void test_mode_names(void **state)
 	assert_string_equal(bench_mode_name(BENCH_NOISE), "noise");
 }
 
+/* A run that fills the launch queue shrinks its own later batches and nobody else's: the batch
+ * that fit lives in the run's bench_memory, not in the process. */
+static void test_hold_batch_is_per_run(void **state)
+{
+	struct bench_memory first = { 0 }, second = { 0 };
+	struct bench_options a, b, none;
+	int batch, dropped = 0;
+
+	(void)state;
+	bench_options_default(&a);
+	bench_options_default(&b);
+	bench_options_default(&none);
+	assert_null(none.memory);
+	a.memory = &first;
+	b.memory = &second;
+	assert_int_equal(bench_hold_batch(&a), 64);
+	/* run a: two batches dropped, its later rows start at 16 */
+	batch = bench_hold_batch(&a);
+	assert_int_equal(bench_batch_dropped(&a, &batch, &dropped), KBX_OK);
+	assert_int_equal(bench_batch_dropped(&a, &batch, &dropped), KBX_OK);
+	assert_int_equal(batch, 16);
+	assert_int_equal(dropped, 2);
+	assert_int_equal(bench_hold_batch(&a), 16);
+	/* a later run, and a call without a memory, start from 64 */
+	assert_int_equal(bench_hold_batch(&b), 64);
+	assert_int_equal(bench_hold_batch(&none), 64);
+	batch = 8;
+	dropped = 0;
+	assert_int_equal(bench_batch_dropped(&none, &batch, &dropped), KBX_OK);
+	assert_int_equal(batch, 4);
+	assert_int_equal(bench_hold_batch(&none), 64);
+	assert_int_equal(bench_hold_batch(&a), 16);
+	assert_int_equal(bench_hold_batch(&b), 64);
+}
+
+/* A batch of one that still times out, or a 21st drop, ends the measurement. */
+static void test_hold_batch_gives_up(void **state)
+{
+	struct bench_memory m = { 0 };
+	struct bench_options o;
+	int batch = 1, dropped = 0;
+
+	(void)state;
+	bench_options_default(&o);
+	o.memory = &m;
+	assert_int_equal(bench_batch_dropped(&o, &batch, &dropped), KBX_ETIMEOUT);
+	batch = 1 << 30;
+	dropped = 20;
+	assert_int_equal(bench_batch_dropped(&o, &batch, &dropped), KBX_ETIMEOUT);
+	assert_int_equal(dropped, 21);
+	assert_int_equal(bench_hold_batch(&o), 64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +142,8 @@ int main(void)
 		cmocka_unit_test(test_fixed_count),
 		cmocka_unit_test(test_noise_stop),
 		cmocka_unit_test(test_mode_names),
+		cmocka_unit_test(test_hold_batch_is_per_run),
+		cmocka_unit_test(test_hold_batch_gives_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
