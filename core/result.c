@@ -143,3 +143,46 @@ void run_summary_free(struct run_summary *s)
 	free(s->message);
 	memset(s, 0, sizeof(*s));
 }
+
+void case_result_copy(struct case_result *dst, const struct case_result *src)
+{
+	*dst = *src;
+	dst->message = xstrdup_or_null(src->message);
+	dst->outputs = NULL;
+	if (src->noutputs > 0 && src->outputs) {
+		dst->outputs = xmalloc(sizeof(*dst->outputs) * (size_t)src->noutputs);
+		memcpy(dst->outputs, src->outputs, sizeof(*dst->outputs) * (size_t)src->noutputs);
+	} else {
+		dst->noutputs = 0;
+	}
+}
+
+void perf_result_copy(struct perf_result *dst, const struct perf_result *src)
+{
+	*dst = *src;
+	dst->input_size = xstrdup_or_null(src->input_size);
+	dst->message = xstrdup_or_null(src->message);
+}
+
+void compile_result_copy(struct compile_result *dst, const struct compile_result *src)
+{
+	*dst = *src;
+	dst->log = xstrdup_or_null(src->log);
+	dst->options = xstrdup_or_null(src->options);
+	dst->diags = NULL;
+	if (src->ndiags > 0 && src->diags) {
+		dst->diags = xmalloc(sizeof(*dst->diags) * (size_t)src->ndiags);
+		for (int i = 0; i < src->ndiags; i++) {
+			dst->diags[i] = src->diags[i];
+			dst->diags[i].message = xstrdup_or_null(src->diags[i].message);
+		}
+	} else {
+		dst->ndiags = 0;
+	}
+}
+
+void run_summary_copy(struct run_summary *dst, const struct run_summary *src)
+{
+	*dst = *src;
+	dst->message = xstrdup_or_null(src->message);
+}

@@ -158,4 +158,13 @@ void perf_result_free(struct perf_result *p);
 void compile_result_free(struct compile_result *c);
 void run_summary_free(struct run_summary *s);
 
+/* Deep copies: dst owns copies of everything src points to, and src may be freed at once
+ * (release dst with the matching *_free). A pointer field added to a struct above must be copied
+ * here and freed there; tests/core/test_result.c fills every field and shows that a copy
+ * survives its source. */
+void case_result_copy(struct case_result *dst, const struct case_result *src);
+void perf_result_copy(struct perf_result *dst, const struct perf_result *src);
+void compile_result_copy(struct compile_result *dst, const struct compile_result *src);
+void run_summary_copy(struct run_summary *dst, const struct run_summary *src);
+
 #endif

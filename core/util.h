@@ -20,6 +20,8 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup, and NULL for NULL (optional strings of structs being copied). */
+char *xstrdup_or_null(const char *s);
 char *xasprintf(const char *fmt, ...) KBX_PRINTF(1, 2);
 
 /* Grow an array `p` of `*cap` elements so that it holds at least `need`. */

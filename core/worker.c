@@ -173,28 +173,23 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	return KBX_OK;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void worker_request_copy(struct worker_request *dst, const struct worker_request *src)
 {
 	*dst = *src;
 	dst->bench.memory = NULL;       /* a run's, never a request's */
-	dst->task_id = dup_or_null(src->task_id);
-	dst->source = dup_or_null(src->source);
-	dst->source_name = dup_or_null(src->source_name);
-	dst->db_path = dup_or_null(src->db_path);
-	dst->tasks_root = dup_or_null(src->tasks_root);
-	dst->save_cubin = dup_or_null(src->save_cubin);
-	dst->only_case = dup_or_null(src->only_case);
-	dst->export_dir = dup_or_null(src->export_dir);
-	dst->sanitize = dup_or_null(src->sanitize);
-	dst->triton_dir = dup_or_null(src->triton_dir);
-	dst->triton_launch = dup_or_null(src->triton_launch);
-	dst->calib_db = dup_or_null(src->calib_db);
-	dst->python_exe = dup_or_null(src->python_exe);
+	dst->task_id = xstrdup_or_null(src->task_id);
+	dst->source = xstrdup_or_null(src->source);
+	dst->source_name = xstrdup_or_null(src->source_name);
+	dst->db_path = xstrdup_or_null(src->db_path);
+	dst->tasks_root = xstrdup_or_null(src->tasks_root);
+	dst->save_cubin = xstrdup_or_null(src->save_cubin);
+	dst->only_case = xstrdup_or_null(src->only_case);
+	dst->export_dir = xstrdup_or_null(src->export_dir);
+	dst->sanitize = xstrdup_or_null(src->sanitize);
+	dst->triton_dir = xstrdup_or_null(src->triton_dir);
+	dst->triton_launch = xstrdup_or_null(src->triton_launch);
+	dst->calib_db = xstrdup_or_null(src->calib_db);
+	dst->python_exe = xstrdup_or_null(src->python_exe);
 }
 
 void worker_request_free(struct worker_request *r)

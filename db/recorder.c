@@ -29,21 +29,16 @@ struct recorder {
 	char *error;
 };
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 struct recorder *recorder_new(struct db *db, const char *task_id, const char *category,
 			      const char *source, const char *source_path, unsigned long long seed)
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 
 	r->db = db;
-	r->task_id = dup_or_null(task_id);
-	r->category = dup_or_null(category);
-	r->source = dup_or_null(source);
-	r->source_path = dup_or_null(source_path);
+	r->task_id = xstrdup_or_null(task_id);
+	r->category = xstrdup_or_null(category);
+	r->source = xstrdup_or_null(source);
+	r->source_path = xstrdup_or_null(source_path);
 	r->seed = seed;
 	r->device = -1;
 	r->status = KBX_OK;
@@ -54,7 +49,7 @@ void recorder_set_context(struct recorder *r, int device, const char *eval)
 {
 	r->device = device < 0 ? -1 : device;
 	free(r->eval);
-	r->eval = dup_or_null(eval);
+	r->eval = xstrdup_or_null(eval);
 }
 
 static void on_phase(void *ctx, const char *what, double limit_s)
@@ -118,7 +113,7 @@ static void on_perf(void *ctx, const struct perf_result *p)
 	dp = &r->perf[r->nperf++];
 	memset(dp, 0, sizeof(*dp));
 	dp->row = p->row;
-	dp->input_size = dup_or_null(p->input_size);
+	dp->input_size = xstrdup_or_null(p->input_size);
 	if (p->cand.n > 0) {
 		dp->cand_ms = p->cand.median;
 		dp->cand_p20 = p->cand.p20;

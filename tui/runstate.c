@@ -15,64 +15,14 @@
 
 #include "../core/util.h"
 
-/* ---- copies ------------------------------------------------------------------------------ */
-
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
-void case_result_copy(struct case_result *dst, const struct case_result *src)
-{
-	*dst = *src;
-	dst->message = dup_or_null(src->message);
-	dst->outputs = NULL;
-	if (src->noutputs > 0 && src->outputs) {
-		dst->outputs = xmalloc(sizeof(*dst->outputs) * (size_t)src->noutputs);
-		memcpy(dst->outputs, src->outputs, sizeof(*dst->outputs) * (size_t)src->noutputs);
-	} else {
-		dst->noutputs = 0;
-	}
-}
-
-void perf_result_copy(struct perf_result *dst, const struct perf_result *src)
-{
-	*dst = *src;
-	dst->input_size = dup_or_null(src->input_size);
-	dst->message = dup_or_null(src->message);
-}
-
-void compile_result_copy(struct compile_result *dst, const struct compile_result *src)
-{
-	*dst = *src;
-	dst->log = dup_or_null(src->log);
-	dst->options = dup_or_null(src->options);
-	dst->diags = NULL;
-	if (src->ndiags > 0 && src->diags) {
-		dst->diags = xmalloc(sizeof(*dst->diags) * (size_t)src->ndiags);
-		for (int i = 0; i < src->ndiags; i++) {
-			dst->diags[i] = src->diags[i];
-			dst->diags[i].message = dup_or_null(src->diags[i].message);
-		}
-	} else {
-		dst->ndiags = 0;
-	}
-}
-
-void run_summary_copy(struct run_summary *dst, const struct run_summary *src)
-{
-	*dst = *src;
-	dst->message = dup_or_null(src->message);
-}
-
 /* ---- the record -------------------------------------------------------------------------- */
 
 void run_record_init(struct run_record *r, const char *task_id, const char *source, const char *source_name)
 {
 	memset(r, 0, sizeof(*r));
-	r->task_id = dup_or_null(task_id);
-	r->source = dup_or_null(source);
-	r->source_name = dup_or_null(source_name);
+	r->task_id = xstrdup_or_null(task_id);
+	r->source = xstrdup_or_null(source);
+	r->source_name = xstrdup_or_null(source_name);
 	r->state = RUN_IDLE;
 }
 
@@ -184,7 +134,7 @@ enum kbx_status run_record_from_db(const struct db_run_detail *d, struct run_rec
 			snprintf(bad, sizeof(bad), "summary: %s", kbx_last_error());
 		memset(&r->summary, 0, sizeof(r->summary));
 		r->summary.verdict = d->row.verdict;
-		r->summary.message = dup_or_null(d->message);
+		r->summary.message = xstrdup_or_null(d->message);
 		r->summary.speedup_golden = d->row.speedup_golden;
 		r->summary.speedup_ref = d->row.speedup_ref;
 		r->summary.cand_ms_sum = d->row.cand_ms;
@@ -218,7 +168,7 @@ enum kbx_status run_record_from_db(const struct db_run_detail *d, struct run_rec
 		q = &r->perf[r->nperf++];
 		memset(q, 0, sizeof(*q));
 		q->row = p->row;
-		q->input_size = dup_or_null(p->input_size);
+		q->input_size = xstrdup_or_null(p->input_size);
 		q->cand.median = p->cand_ms;
 		q->cand.p20 = p->cand_p20;
 		q->cand.p80 = p->cand_p80;
@@ -327,7 +277,7 @@ struct runner *runner_start(const char *exe, const struct worker_request *req)
 	}
 	atomic_init(&r->cancel, 0);
 	worker_request_copy(&r->req, req);
-	r->exe = dup_or_null(exe);
+	r->exe = xstrdup_or_null(exe);
 	/* Terminal signals belong to the event loop: the worker thread never takes them, so that
 	 * the loop's poll() is the one interrupted. */
 	sigemptyset(&block);

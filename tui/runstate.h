@@ -60,12 +60,6 @@ int run_record_first_failure(const struct run_record *r);
 /* The verdict so far: the summary's, else from the cases. */
 enum verdict run_record_verdict(const struct run_record *r);
 
-/* Deep copies (free with the *_free of result.h). */
-void case_result_copy(struct case_result *dst, const struct case_result *src);
-void perf_result_copy(struct perf_result *dst, const struct perf_result *src);
-void compile_result_copy(struct compile_result *dst, const struct compile_result *src);
-void run_summary_copy(struct run_summary *dst, const struct run_summary *src);
-
 /* ---- the runner -------------------------------------------------------------------------- */
 
 struct runner;

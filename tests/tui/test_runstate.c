@@ -1,4 +1,5 @@
-/* A run as the explorer keeps it: deep copies of every event, the threaded runner reading a real
+/* A run as the explorer keeps it: deep copies of every event (the copies themselves are
+ * tests/core/test_result.c's), the threaded runner reading a real
  * worker process (a stand-in script speaking the wire format) without blocking, cancelling,
  * a worker that dies, and a run read back from the history. */
 #include <setjmp.h>
@@ -140,33 +141,6 @@ static void check_record(const struct run_record *r)
 	assert_int_equal(r->summary.verdict, V_WRONG);
 	assert_int_equal(run_record_verdict(r), V_WRONG);
 	assert_int_equal(run_record_first_failure(r), 1);
-}
-
-static void test_copies(void **state)
-{
-	struct case_result c, d;
-	struct compile_result a = { 0 }, b;
-
-	(void)state;
-	fill_case(&c, "x", V_WRONG);
-	case_result_copy(&d, &c);
-	case_result_free(&c);
-	assert_string_equal(d.message, "312 of 4096 elements differ");
-	assert_int_equal(d.outputs[0].cmp.n, 4096);
-	case_result_free(&d);
-	a.ndiags = 1;
-	a.diags = xcalloc(1, sizeof(*a.diags));
-	a.diags[0].line = 5;
-	a.diags[0].message = xstrdup("expected an expression");
-	snprintf(a.diags[0].severity, sizeof(a.diags[0].severity), "error");
-	a.log = xstrdup("log");
-	compile_result_copy(&b, &a);
-	compile_result_free(&a);
-	assert_string_equal(b.diags[0].message, "expected an expression");
-	assert_int_equal(b.diags[0].line, 5);
-	assert_string_equal(b.log, "log");
-	assert_null(b.options);
-	compile_result_free(&b);
 }
 
 static void test_dispatch(void **state)
@@ -406,7 +380,6 @@ static void test_from_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_runner),
 		cmocka_unit_test(test_cancel),
