@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/jsonget.h"
 #include "../core/util.h"
 #include "../db/db.h"
 #include "../db/vsbest.h"
@@ -41,11 +42,6 @@ static void speed(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.3gx", v);
 }
 
-static json_t *num_or_null(double v)
-{
-	return v < 0 ? json_null() : json_real(v);
-}
-
 /* A passing run against the best attempt before it: {"verdict", "run", "why"}, or null. */
 static json_t *vs_best_json(const struct vsbest *vb)
 {
@@ -77,8 +73,8 @@ static int print_runs(struct db *db, const char *category, const char *task, int
 			json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:f, s:s}", "id",
 					      (json_int_t)rows[i].id, "task", rows[i].task_id, "gpu", rows[i].gpu,
 					      "verdict", verdict_name(rows[i].verdict), "warnings", rows[i].warnings,
-					      "speedup_golden", num_or_null(rows[i].speedup_golden), "speedup_ref",
-					      num_or_null(rows[i].speedup_ref), "created_at", rows[i].created_at,
+					      "speedup_golden", jsonget_measure_or_null(rows[i].speedup_golden), "speedup_ref",
+					      jsonget_measure_or_null(rows[i].speedup_ref), "created_at", rows[i].created_at,
 					      "source_hash", rows[i].source_hash);
 
 			/* which GPU of the host and which evaluation, where the run recorded them */
@@ -165,7 +161,7 @@ int cmd_history(struct cli *c, int argc, char **argv)
 								   "attempts", ts[i].attempts, "passes", ts[i].passes,
 								   "impossible_timing", ts[i].impossible,
 								   "last_verdict", verdict_name(ts[i].last_verdict),
-								   "best_speedup", num_or_null(ts[i].best_speedup),
+								   "best_speedup", jsonget_measure_or_null(ts[i].best_speedup),
 								   "last_at", ts[i].last_at));
 			json_dumpf(a, stdout, JSON_INDENT(2));
 			putchar('\n');
@@ -200,8 +196,8 @@ int cmd_history(struct cli *c, int argc, char **argv)
 								   cs[i].passes, "impossible_timing", cs[i].impossible,
 								   "tasks_tried", cs[i].tasks_tried,
 								   "tasks_passed", cs[i].tasks_passed, "best_speedup",
-								   num_or_null(cs[i].best_speedup), "median_speedup",
-								   num_or_null(cs[i].median_speedup)));
+								   jsonget_measure_or_null(cs[i].best_speedup), "median_speedup",
+								   jsonget_measure_or_null(cs[i].median_speedup)));
 			json_dumpf(a, stdout, JSON_INDENT(2));
 			putchar('\n');
 			json_decref(a);

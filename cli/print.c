@@ -26,7 +26,8 @@ static const char *paint(const struct text_printer *p, const char *code)
 #define C_BOLD "\033[1m"
 #define C_OFF "\033[0m"
 
-static void fmt_num(char *buf, size_t len, double v)
+/* A measurement, or "-" when it is not known (negative or NaN). */
+static void fmt_measure(char *buf, size_t len, double v)
 {
 	if (v < 0 || isnan(v))
 		snprintf(buf, len, "-");
@@ -175,7 +176,7 @@ static void tp_perf(void *ctx, const struct perf_result *r)
 			paint(p, C_RED), r->message ? r->message : "wrong", paint(p, C_OFF));
 		return;
 	}
-	fmt_num(g, sizeof(g), r->golden_ms);
+	fmt_measure(g, sizeof(g), r->golden_ms);
 	calibrate_format_rate(gb, sizeof(gb), r->gbps, r->bw_fraction);
 	calibrate_format_rate(tf, sizeof(tf), r->tflops, r->flop_fraction);
 	/* The reference run as the candidate is timed once: its column would repeat the number. */

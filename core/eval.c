@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonget.h"
 #include "lang.h"
 #include "util.h"
 
@@ -92,6 +93,7 @@ static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat,
 		json_t *o;
 		json_error_t err;
 		const char *file, *predict;
+		size_t plen;
 
 		line = p;
 		if (nl)
@@ -110,16 +112,14 @@ static enum kbx_status load_jsonl(const char *path, const struct catalogue *cat,
 			json_decref(o);
 			break;
 		}
-		file = json_string_value(json_object_get(o, "file"));
-		predict = json_string_value(json_object_get(o, "predict"));
-		if (!file || !predict) {
+		if (jsonget_str(o, "file", &file, NULL) != JSONGET_FOUND ||
+		    jsonget_str(o, "predict", &predict, &plen) != JSONGET_FOUND) {
 			st = kbx_error(KBX_EPARSE, "'%s' line %d: expected string fields \"file\" and \"predict\"", path,
 				       lineno);
 			json_decref(o);
 			break;
 		}
 		{
-			size_t plen = json_string_length(json_object_get(o, "predict"));
 			int nul = memchr(predict, '\0', plen) != NULL;
 			char *src = nul ? xmalloc(plen + 1) : lang_strip_fences(predict);
 
@@ -299,18 +299,6 @@ enum kbx_status eval_parse_gpus(const char *text, int *gpus, int max, int *n)
 
 /* ---- records -------------------------------------------------------------------------------- */
 
-static json_t *num_or_null(double v)
-{
-	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
-static double num_or(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : -1;
-}
-
 /* The split's fields as numbers of o (a record or a summary), under the same names. */
 static void split_put(json_t *o, const struct time_split *t)
 {
@@ -334,16 +322,16 @@ char *eval_record_to_json(const struct eval_record *r)
 	json_object_set_new(o, "perf", json_boolean(r->perf));
 	json_object_set_new(o, "cases_passed", json_integer(r->cases_passed));
 	json_object_set_new(o, "cases_total", json_integer(r->cases_total));
-	json_object_set_new(o, "speedup_golden", num_or_null(r->speedup_golden));
-	json_object_set_new(o, "speedup_ref", num_or_null(r->speedup_ref));
-	json_object_set_new(o, "ms", num_or_null(r->ms));
-	json_object_set_new(o, "ref_ms", num_or_null(r->ref_ms));
-	json_object_set_new(o, "golden_ms", num_or_null(r->golden_ms));
-	json_object_set_new(o, "gbps", num_or_null(r->gbps));
-	json_object_set_new(o, "tflops", num_or_null(r->tflops));
+	json_object_set_new(o, "speedup_golden", jsonget_measure_or_null(r->speedup_golden));
+	json_object_set_new(o, "speedup_ref", jsonget_measure_or_null(r->speedup_ref));
+	json_object_set_new(o, "ms", jsonget_measure_or_null(r->ms));
+	json_object_set_new(o, "ref_ms", jsonget_measure_or_null(r->ref_ms));
+	json_object_set_new(o, "golden_ms", jsonget_measure_or_null(r->golden_ms));
+	json_object_set_new(o, "gbps", jsonget_measure_or_null(r->gbps));
+	json_object_set_new(o, "tflops", jsonget_measure_or_null(r->tflops));
 	/* A zeroed record has no calibration either: a fraction is null unless positive. */
-	json_object_set_new(o, "bw_fraction", r->bw_fraction > 0 ? num_or_null(r->bw_fraction) : json_null());
-	json_object_set_new(o, "flop_fraction", r->flop_fraction > 0 ? num_or_null(r->flop_fraction) : json_null());
+	json_object_set_new(o, "bw_fraction", r->bw_fraction > 0 ? jsonget_measure_or_null(r->bw_fraction) : json_null());
+	json_object_set_new(o, "flop_fraction", r->flop_fraction > 0 ? jsonget_measure_or_null(r->flop_fraction) : json_null());
 	json_object_set_new(o, "device", json_integer(r->device));
 	json_object_set_new(o, "seconds", json_real(r->seconds));
 	split_put(o, &r->split);
@@ -355,49 +343,39 @@ char *eval_record_to_json(const struct eval_record *r)
 	return s;
 }
 
-static char *str_or_null(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? xstrdup(s) : NULL;
-}
-
 enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
 {
 	json_error_t err;
 	json_t *o = json_loads(line, 0, &err);
-	const char *s;
 
 	memset(r, 0, sizeof(*r));
 	if (!o || !json_is_object(o)) {
 		json_decref(o);
 		return kbx_error(KBX_EPARSE, "bad progress record: %s", o ? "not an object" : err.text);
 	}
-	r->id = str_or_null(o, "id");
-	r->task_id = str_or_null(o, "task");
-	r->category = str_or_null(o, "category");
-	r->message = str_or_null(o, "message");
-	s = json_string_value(json_object_get(o, "sha256"));
-	snprintf(r->sha, sizeof(r->sha), "%s", s ? s : "");
-	s = json_string_value(json_object_get(o, "verdict"));
-	snprintf(r->verdict, sizeof(r->verdict), "%s", s ? s : "");
-	r->call = json_is_true(json_object_get(o, "call"));
-	r->exe = json_is_true(json_object_get(o, "exe"));
-	r->perf = json_is_true(json_object_get(o, "perf"));
-	r->cases_passed = (int)json_integer_value(json_object_get(o, "cases_passed"));
-	r->cases_total = (int)json_integer_value(json_object_get(o, "cases_total"));
-	r->speedup_golden = num_or(o, "speedup_golden");
-	r->speedup_ref = num_or(o, "speedup_ref");
-	r->ms = num_or(o, "ms");
-	r->ref_ms = num_or(o, "ref_ms");
-	r->golden_ms = num_or(o, "golden_ms");
-	r->gbps = num_or(o, "gbps");
-	r->tflops = num_or(o, "tflops");
-	r->bw_fraction = num_or(o, "bw_fraction");
-	r->flop_fraction = num_or(o, "flop_fraction");
-	r->device = (int)json_integer_value(json_object_get(o, "device"));
-	r->seconds = num_or(o, "seconds");
-#define GET_SPLIT(f, required) r->split.f = fmax(0, num_or(o, #f));
+	r->id = jsonget_strdup(o, "id");
+	r->task_id = jsonget_strdup(o, "task");
+	r->category = jsonget_strdup(o, "category");
+	r->message = jsonget_strdup(o, "message");
+	snprintf(r->sha, sizeof(r->sha), "%s", jsonget_str_or(o, "sha256", ""));
+	snprintf(r->verdict, sizeof(r->verdict), "%s", jsonget_str_or(o, "verdict", ""));
+	r->call = jsonget_bool_or(o, "call", 0);
+	r->exe = jsonget_bool_or(o, "exe", 0);
+	r->perf = jsonget_bool_or(o, "perf", 0);
+	r->cases_passed = (int)jsonget_int_or(o, "cases_passed", 0);
+	r->cases_total = (int)jsonget_int_or(o, "cases_total", 0);
+	r->speedup_golden = jsonget_num_or(o, "speedup_golden", -1);
+	r->speedup_ref = jsonget_num_or(o, "speedup_ref", -1);
+	r->ms = jsonget_num_or(o, "ms", -1);
+	r->ref_ms = jsonget_num_or(o, "ref_ms", -1);
+	r->golden_ms = jsonget_num_or(o, "golden_ms", -1);
+	r->gbps = jsonget_num_or(o, "gbps", -1);
+	r->tflops = jsonget_num_or(o, "tflops", -1);
+	r->bw_fraction = jsonget_num_or(o, "bw_fraction", -1);
+	r->flop_fraction = jsonget_num_or(o, "flop_fraction", -1);
+	r->device = (int)jsonget_int_or(o, "device", 0);
+	r->seconds = jsonget_num_or(o, "seconds", -1);
+#define GET_SPLIT(f, required) r->split.f = fmax(0, jsonget_num_or(o, #f, -1));
 	TIME_SPLIT_LIST(GET_SPLIT)
 #undef GET_SPLIT
 	json_decref(o);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "jsonget.h"
 #include "util.h"
 
 /*
@@ -517,21 +518,12 @@ static double get_num(struct dec *d, const json_t *o, const char *key)
 
 static long long get_ll(struct dec *d, const json_t *o, const char *key, long long lo, long long hi)
 {
-	const json_t *v = field(d, o, key);
 	long long x;
 
-	if (!v)
-		return 0;
-	if (!json_is_integer(v)) {
-		fail(d, key);
-		return 0;
-	}
-	x = json_integer_value(v);
-	if (x < lo || x > hi) {
-		fail(d, key);
-		return 0;
-	}
-	return x;
+	if (jsonget_int(o, key, &x) == JSONGET_FOUND && x >= lo && x <= hi)
+		return x;
+	fail(d, key);
+	return 0;
 }
 
 static int get_int(struct dec *d, const json_t *o, const char *key)
@@ -552,43 +544,41 @@ static size_t get_opt_size(struct dec *d, const json_t *o, const char *key, size
 
 static int get_bool(struct dec *d, const json_t *o, const char *key)
 {
-	const json_t *v = field(d, o, key);
+	int b = 0;
 
-	if (v && !json_is_boolean(v))
+	if (jsonget_bool(o, key, &b) != JSONGET_FOUND)
 		fail(d, key);
-	return json_is_true(v);
+	return b;
+}
+
+/* A string, or null; *s and *len set only when a string. */
+static int get_str(struct dec *d, const json_t *o, const char *key, const char **s, size_t *len)
+{
+	enum jsonget_found f = jsonget_str(o, key, s, len);
+
+	if (f == JSONGET_ABSENT || f == JSONGET_WRONG)
+		fail(d, key);
+	return f == JSONGET_FOUND;
 }
 
 /* NULL for JSON null. */
 static char *get_strdup(struct dec *d, const json_t *o, const char *key)
 {
-	const json_t *v = field(d, o, key);
+	const char *s;
+	size_t len;
 
-	if (!v || json_is_null(v))
-		return NULL;
-	if (!json_is_string(v)) {
-		fail(d, key);
-		return NULL;
-	}
-	return xstrndup(json_string_value(v), json_string_length(v));
+	return get_str(d, o, key, &s, &len) ? xstrndup(s, len) : NULL;
 }
 
 /* Into a fixed buffer, cut at a character boundary when too long. */
 static void get_fixed(struct dec *d, const json_t *o, const char *key, char *buf, size_t size)
 {
-	const json_t *v = field(d, o, key);
 	const char *s;
 	size_t len;
 
 	buf[0] = '\0';
-	if (!v || json_is_null(v))
+	if (!get_str(d, o, key, &s, &len))
 		return;
-	if (!json_is_string(v)) {
-		fail(d, key);
-		return;
-	}
-	s = json_string_value(v);
-	len = json_string_length(v);
 	if (len >= size) {
 		len = size - 1;
 		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
@@ -749,17 +739,13 @@ static void read_stats(struct dec *d, const json_t *o, const char *key, struct s
  * else a non-negative finite number. */
 static double get_fraction(struct dec *d, const json_t *o, const char *key)
 {
-	const json_t *v = json_object_get(o, key);
-	double x;
+	enum jsonget_found f;
+	double x = -1;
 
-	if (!v || json_is_null(v))
+	f = jsonget_num(o, key, &x);
+	if (f == JSONGET_ABSENT || f == JSONGET_NULL)
 		return -1;
-	if (!json_is_number(v)) {
-		fail(d, key);
-		return -1;
-	}
-	x = json_number_value(v);
-	if (!(x >= 0) || !isfinite(x)) {
+	if (f == JSONGET_WRONG || !(x >= 0) || !isfinite(x)) {
 		fail(d, key);
 		return -1;
 	}

@@ -12,6 +12,7 @@
 
 #include "cubin.h"
 #include "expr.h"
+#include "jsonget.h"
 #include "util.h"
 
 /*
@@ -42,26 +43,13 @@ static int is_file(const char *path)
 
 /* ---------------------------------------------------------------- metadata ---- */
 
-/* 1 when `key` holds an integer (in *out), 0 when absent or null, -1 when it holds anything else. */
-static int get_int(json_t *o, const char *key, long long *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v))
-		return -1;
-	*out = (long long)json_integer_value(v);
-	return 1;
-}
-
 static enum kbx_status need_int(json_t *o, const char *path, const char *key, long long lo, long long *out)
 {
-	int r = get_int(o, key, out);
+	enum jsonget_found f = jsonget_int(o, key, out);
 
-	if (r <= 0 || *out < lo)
+	if (f != JSONGET_FOUND || *out < lo)
 		return kbx_error(KBX_EPARSE, "'%s': \"%s\" must be an integer of at least %lld%s", path, key, lo,
-				 r == 0 ? " (it is missing)" : "");
+				 f == JSONGET_ABSENT || f == JSONGET_NULL ? " (it is missing)" : "");
 	return KBX_OK;
 }
 
@@ -72,7 +60,8 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 	long long n;
 	enum kbx_status st = KBX_OK;
 	size_t i;
-	int r;
+	enum jsonget_found found;
+	const char *name;
 
 	if (!o)
 		return kbx_error(KBX_EPARSE, "'%s' line %d column %d: %s", path, err.line, err.column, err.text);
@@ -80,16 +69,15 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 		st = kbx_error(KBX_EPARSE, "'%s': expected a JSON object (Triton's kernel metadata)", path);
 		goto out;
 	}
-	v = json_object_get(o, "name");
-	if (!json_is_string(v) || !*json_string_value(v)) {
+	name = jsonget_str_or(o, "name", NULL);
+	if (!name || !*name) {
 		st = kbx_error(KBX_EPARSE, "'%s': \"name\" (the kernel's name) is missing or not a string", path);
 		goto out;
 	}
 	free(k->name);
-	k->name = xstrdup(json_string_value(v));
-	v = json_object_get(o, "triton_version");
+	k->name = xstrdup(name);
 	free(k->version);
-	k->version = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+	k->version = jsonget_strdup(o, "triton_version");
 	if ((st = need_int(o, path, "num_warps", 1, &n)))
 		goto out;
 	if (n > 32) {
@@ -107,8 +95,8 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 
 	/* A cluster of CTAs per program needs cuLaunchKernelEx with cluster dimensions. */
 	k->num_ctas = 1;
-	r = get_int(o, "num_ctas", &n);
-	if (r < 0 || (r > 0 && n != 1)) {
+	found = jsonget_int(o, "num_ctas", &n);
+	if (found == JSONGET_WRONG || (found == JSONGET_FOUND && n != 1)) {
 		st = kbx_error(KBX_EINVAL, "'%s': \"num_ctas\" is not 1: the kernel needs a cluster launch, which kbx does not do",
 			       path);
 		goto out;
@@ -125,21 +113,21 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 	}
 	v = json_object_get(o, "target");
 	if (json_is_object(v)) {
-		json_t *b = json_object_get(v, "backend");
+		const char *b = jsonget_str_or(v, "backend", NULL);
 
-		if (json_is_string(b) && strcmp(json_string_value(b), "cuda")) {
+		if (b && strcmp(b, "cuda")) {
 			st = kbx_error(KBX_EINVAL, "'%s': the kernel was compiled for backend '%s'; kbx runs CUDA kernels", path,
-				       json_string_value(b));
+				       b);
 			goto out;
 		}
-		if (get_int(v, "arch", &n) > 0 && n > 0 && n < 10000)
+		if (jsonget_int(v, "arch", &n) == JSONGET_FOUND && n > 0 && n < 10000)
 			k->arch = (int)n;
-		if (get_int(v, "warp_size", &n) > 0 && n != 32) {
+		if (jsonget_int(v, "warp_size", &n) == JSONGET_FOUND && n != 32) {
 			st = kbx_error(KBX_EINVAL, "'%s': warp size %lld; kbx runs CUDA kernels (warp size 32)", path, n);
 			goto out;
 		}
 	}
-	k->cooperative = json_is_true(json_object_get(o, "launch_cooperative_grid"));
+	k->cooperative = jsonget_bool_or(o, "launch_cooperative_grid", 0);
 	v = json_object_get(o, "tensordesc_meta");
 	if (json_is_array(v) && json_array_size(v)) {
 		st = kbx_error(KBX_EINVAL, "'%s': the kernel takes tensor descriptors (\"tensordesc_meta\"), which kbx cannot "
@@ -155,7 +143,7 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 		if ((st = need_int(o, path, "global_scratch_size", 0, &k->global_scratch_size)))
 			goto out;
 		k->meta_hidden = 1;
-		if (get_int(o, "global_scratch_align", &n) > 0 && n > 0)
+		if (jsonget_int(o, "global_scratch_align", &n) == JSONGET_FOUND && n > 0)
 			k->global_scratch_align = n;
 	}
 	if (json_object_get(o, "profile_scratch_size")) {
@@ -166,7 +154,7 @@ enum kbx_status triton_parse_metadata(const char *text, const char *path, struct
 			goto out;
 		}
 		k->meta_hidden = 2;
-		if (get_int(o, "profile_scratch_align", &n) > 0 && n > 0)
+		if (jsonget_int(o, "profile_scratch_align", &n) == JSONGET_FOUND && n > 0)
 			k->profile_scratch_align = n;
 	}
 out:

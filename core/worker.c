@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "jsonget.h"
 #include "problem.h"
 #include "pyworker.h"
 #include "task.h"
@@ -90,79 +91,64 @@ char *worker_request_to_json(const struct worker_request *r)
 	return s;
 }
 
-static char *get_str(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
-}
-
-static double get_num(json_t *o, const char *k, double dflt)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
 enum kbx_status worker_request_from_json(const char *text, struct worker_request *r)
 {
 	json_error_t err;
 	json_t *o = json_loads(text, 0, &err);
-	json_t *op, *bench_mode;
+	const char *op = NULL, *bench_mode = NULL;
+	enum jsonget_found has_op, has_mode;
 
 	worker_request_default(r);
 	if (!json_is_object(o)) {
 		json_decref(o);
 		return kbx_error(KBX_EPARSE, "bad worker request: %s (column %d)", err.text, err.column);
 	}
-	r->task_id = get_str(o, "task");
-	r->source = get_str(o, "source");
-	r->source_name = get_str(o, "source_name");
-	r->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
-	r->no_perf = json_is_true(json_object_get(o, "no_perf"));
-	r->device = (int)get_num(o, "device", 0);
-	r->max_perf_rows = (int)get_num(o, "max_perf_rows", 0);
-	r->no_derived = json_is_true(json_object_get(o, "no_derived"));
-	r->fuzz = (int)get_num(o, "fuzz", 0);
-	r->sanitize = get_str(o, "sanitize");
-	r->bench.warmup_ms = get_num(o, "warmup_ms", r->bench.warmup_ms);
-	r->bench.rep_ms = get_num(o, "rep_ms", r->bench.rep_ms);
-	r->bench.rsd_target = get_num(o, "rsd_target", r->bench.rsd_target);
-	r->bench.min_samples = (int)get_num(o, "min_samples", r->bench.min_samples);
-	r->bench.min_ms = get_num(o, "min_time_ms", r->bench.min_ms);
-	r->bench.max_ms = get_num(o, "max_time_ms", r->bench.max_ms);
-	r->bench.hide_latency = json_is_true(json_object_get(o, "hide_latency"));
-	bench_mode = json_object_get(o, "bench_mode");
-	if (bench_mode && (!json_is_string(bench_mode) || bench_mode_parse(json_string_value(bench_mode)) < 0)) {
+	r->task_id = jsonget_strdup(o, "task");
+	r->source = jsonget_strdup(o, "source");
+	r->source_name = jsonget_strdup(o, "source_name");
+	r->seed = (unsigned long long)jsonget_int_or(o, "seed", 0);
+	r->no_perf = jsonget_bool_or(o, "no_perf", 0);
+	r->device = (int)jsonget_num_or(o, "device", 0);
+	r->max_perf_rows = (int)jsonget_num_or(o, "max_perf_rows", 0);
+	r->no_derived = jsonget_bool_or(o, "no_derived", 0);
+	r->fuzz = (int)jsonget_num_or(o, "fuzz", 0);
+	r->sanitize = jsonget_strdup(o, "sanitize");
+	r->bench.warmup_ms = jsonget_num_or(o, "warmup_ms", r->bench.warmup_ms);
+	r->bench.rep_ms = jsonget_num_or(o, "rep_ms", r->bench.rep_ms);
+	r->bench.rsd_target = jsonget_num_or(o, "rsd_target", r->bench.rsd_target);
+	r->bench.min_samples = (int)jsonget_num_or(o, "min_samples", r->bench.min_samples);
+	r->bench.min_ms = jsonget_num_or(o, "min_time_ms", r->bench.min_ms);
+	r->bench.max_ms = jsonget_num_or(o, "max_time_ms", r->bench.max_ms);
+	r->bench.hide_latency = jsonget_bool_or(o, "hide_latency", 0);
+	has_mode = jsonget_str(o, "bench_mode", &bench_mode, NULL);
+	if (has_mode != JSONGET_ABSENT && (has_mode != JSONGET_FOUND || bench_mode_parse(bench_mode) < 0)) {
 		json_decref(o);
 		worker_request_free(r);
 		return kbx_error(KBX_EPARSE, "bad worker request: \"bench_mode\" must be \"fixed\" or \"noise\"");
 	}
-	if (bench_mode)
-		r->bench.mode = (enum bench_mode)bench_mode_parse(json_string_value(bench_mode));
-	r->launch_limit_s = get_num(o, "launch_limit_s", r->launch_limit_s);
-	r->compile_limit_s = get_num(o, "compile_limit_s", r->compile_limit_s);
-	r->db_path = get_str(o, "db");
-	r->tasks_root = get_str(o, "tasks_root");
-	r->save_cubin = get_str(o, "save_cubin");
-	r->only_case = get_str(o, "only_case");
-	r->export_dir = get_str(o, "export_dir");
-	r->export_perf_row = (int)get_num(o, "export_perf_row", 0);
-	r->triton_dir = get_str(o, "triton_dir");
-	r->triton_launch = get_str(o, "triton_launch");
-	r->calib_db = get_str(o, "calib_db");
-	r->python = json_is_string(json_object_get(o, "lang")) && !strcmp(json_string_value(json_object_get(o, "lang")),
-									  "python");
-	r->python_exe = get_str(o, "python");
+	if (has_mode == JSONGET_FOUND)
+		r->bench.mode = (enum bench_mode)bench_mode_parse(bench_mode);
+	r->launch_limit_s = jsonget_num_or(o, "launch_limit_s", r->launch_limit_s);
+	r->compile_limit_s = jsonget_num_or(o, "compile_limit_s", r->compile_limit_s);
+	r->db_path = jsonget_strdup(o, "db");
+	r->tasks_root = jsonget_strdup(o, "tasks_root");
+	r->save_cubin = jsonget_strdup(o, "save_cubin");
+	r->only_case = jsonget_strdup(o, "only_case");
+	r->export_dir = jsonget_strdup(o, "export_dir");
+	r->export_perf_row = (int)jsonget_num_or(o, "export_perf_row", 0);
+	r->triton_dir = jsonget_strdup(o, "triton_dir");
+	r->triton_launch = jsonget_strdup(o, "triton_launch");
+	r->calib_db = jsonget_strdup(o, "calib_db");
+	r->python = !strcmp(jsonget_str_or(o, "lang", ""), "python");
+	r->python_exe = jsonget_strdup(o, "python");
 	/* No "op" is a run: requests from before calibrations existed. */
-	op = json_object_get(o, "op");
-	if (op && (!json_is_string(op) || (strcmp(json_string_value(op), "run") &&
-					   strcmp(json_string_value(op), "calibrate")))) {
+	has_op = jsonget_str(o, "op", &op, NULL);
+	if (has_op != JSONGET_ABSENT && (has_op != JSONGET_FOUND || (strcmp(op, "run") && strcmp(op, "calibrate")))) {
 		json_decref(o);
 		worker_request_free(r);
 		return kbx_error(KBX_EPARSE, "bad worker request: \"op\" must be \"run\" or \"calibrate\"");
 	}
-	r->calibrate = op && !strcmp(json_string_value(op), "calibrate");
+	r->calibrate = has_op == JSONGET_FOUND && !strcmp(op, "calibrate");
 	json_decref(o);
 	if (r->calibrate)
 		return KBX_OK;
