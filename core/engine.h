@@ -3,7 +3,8 @@
  *
  * engine_run does all GPU work of one run and reports through struct run_events (events.h).
  * It runs inside the worker process (worker.h), never in the TUI or CLI process: a candidate
- * can hang or poison the CUDA context. Steps (DESIGN.md "Running a candidate"):
+ * can hang or poison the CUDA context. Steps (README.md "How a run works"; the timing in
+ * doc/timing.md):
  *
  *   compile   candidate and reference with NVRTC (through the compile cache when given), parse
  *             launch lines, check every kernel's parameters against its launch (abi_error)

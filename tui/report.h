@@ -66,8 +66,9 @@ void report_diff_header(struct doc *d, const struct task *t, const struct case_r
 void report_worst(struct doc *d, const struct cmp_result *c, int width);
 /* The error heatmap over the output's tiles in at most w x h cells, then a legend. */
 void report_heatmap(struct doc *d, const struct cmp_result *c, int w, int h);
-/* Histogram of log10 |error| (see the TODO in report.c: drawn from the worst elements until
- * struct cmp_result carries a histogram over every element). */
+/* Histogram of log10 |error| over every compared element (cmp_result.hist, CMP_HIST bins). A
+ * result stored before cmp_result carried the histogram (every bin 0) is drawn from its worst
+ * elements instead, under a title that says so. */
 void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h);
 /* Quantization lens: metrics against their thresholds, and the evidence rules (static findings
  * of the run's source, f) that matched or that the task requires. */
