@@ -4,61 +4,62 @@
 
 #include "util.h"
 
-/* The key's value and whether there is one; null counts as one here. */
-static const json_t *lookup(const json_t *o, const char *key, enum jsonget_found *found)
+/* The key's value when is_type(value) (*found = JSONGET_FOUND), else NULL and *found says what
+ * is there instead. */
+static const json_t *lookup(const json_t *o, const char *key, int (*is_type)(const json_t *),
+			    enum jsonget_found *found)
 {
 	const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
 
-	*found = !v ? JSONGET_ABSENT : json_is_null(v) ? JSONGET_NULL : JSONGET_WRONG;
-	return v;
+	*found = !v ? JSONGET_ABSENT : is_type(v) ? JSONGET_FOUND : json_is_null(v) ? JSONGET_NULL : JSONGET_WRONG;
+	return *found == JSONGET_FOUND ? v : NULL;
 }
+
+/* jansson's json_is_* are macros: these can be passed to lookup */
+static int is_integer(const json_t *v) { return json_is_integer(v); }
+static int is_number(const json_t *v) { return json_is_number(v); }
+static int is_boolean(const json_t *v) { return json_is_boolean(v); }
+static int is_string(const json_t *v) { return json_is_string(v); }
 
 enum jsonget_found jsonget_int(const json_t *o, const char *key, long long *out)
 {
 	enum jsonget_found f;
-	const json_t *v = lookup(o, key, &f);
+	const json_t *v = lookup(o, key, is_integer, &f);
 
-	if (json_is_integer(v)) {
+	if (v)
 		*out = (long long)json_integer_value(v);
-		f = JSONGET_FOUND;
-	}
 	return f;
 }
 
 enum jsonget_found jsonget_num(const json_t *o, const char *key, double *out)
 {
 	enum jsonget_found f;
-	const json_t *v = lookup(o, key, &f);
+	const json_t *v = lookup(o, key, is_number, &f);
 
-	if (json_is_number(v)) {
+	if (v)
 		*out = json_number_value(v);
-		f = JSONGET_FOUND;
-	}
 	return f;
 }
 
 enum jsonget_found jsonget_bool(const json_t *o, const char *key, int *out)
 {
 	enum jsonget_found f;
-	const json_t *v = lookup(o, key, &f);
+	const json_t *v = lookup(o, key, is_boolean, &f);
 
-	if (json_is_boolean(v)) {
+	if (v)
 		*out = json_is_true(v);
-		f = JSONGET_FOUND;
-	}
 	return f;
 }
 
 enum jsonget_found jsonget_str(const json_t *o, const char *key, const char **out, size_t *len)
 {
 	enum jsonget_found f;
-	const json_t *v = lookup(o, key, &f);
+	const json_t *v = lookup(o, key, is_string, &f);
 
-	if (json_is_string(v)) {
+	if (v) {
 		*out = json_string_value(v);
 		if (len)
 			*len = json_string_length(v);
-		f = JSONGET_FOUND;
 	}
 	return f;
 }
