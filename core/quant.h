@@ -23,6 +23,9 @@
  * column, coarsened to at most QUANT_PROFILE_CELLS cells for drawing, with the worst rows and
  * columns named), saturation counts when the output is quantized, and a diagnosis line worded as
  * a hypothesis with its evidence. The result has fixed size and owns no memory.
+ *
+ * The engine fills one for the [quant] output of every compared case, passing or not
+ * (struct output_result.quant); it never changes a verdict.
  */
 #ifndef KBX_QUANT_H
 #define KBX_QUANT_H
@@ -114,5 +117,12 @@ struct quant_result {
  * element out. Fills *out completely. */
 void quant_analyse(const struct quant_spec *spec, const double *cand, const double *ref, const double *step,
 		   const size_t *shape, int ndim, struct quant_result *out);
+
+/* As JSON (quantjson.c), for the worker's case events and the history: an object holding every
+ * field above; NULL only when out of memory. quant_from_json fills *out from such an object
+ * (valid = 1) or returns KBX_EPARSE naming the field that is missing or out of range. */
+struct json_t;
+struct json_t *quant_to_json(const struct quant_result *q);
+enum kbx_status quant_from_json(const struct json_t *o, struct quant_result *out);
 
 #endif

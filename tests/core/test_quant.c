@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "core/quant.h"
 
 #define R 12
@@ -376,6 +378,58 @@ static void test_profile_cells(void **state)
 	assert_non_null(strstr(r.diagnosis, "channel"));
 }
 
+/* The figures travel in the worker's case events: to JSON and back gives the same result, and a
+ * damaged object is refused naming its field. */
+static void test_json_round_trip(void **state)
+{
+	struct fixture f;
+	struct quant_result r, back;
+	json_t *j;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 12);
+	assert_int_equal(quant_spec_set(&f.spec, "quantized", "1", "t"), KBX_OK);
+	for (int i = 0; i < R; i++)
+		f.cand[i * C + 3] = f.ref[i * C + 3] + (1 + i) * f.step[i * C + 3];
+	f.cand[5] = 150 * f.step[5];
+	analyse(&f, &r);
+	j = quant_to_json(&r);
+	assert_non_null(j);
+	/* through text, as the events travel */
+	text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	j = json_loads(text, 0, NULL);
+	free(text);
+	assert_int_equal(quant_from_json(j, &back), KBX_OK);
+	assert_true(back.valid && back.has_saturation);
+	assert_int_equal(back.n, r.n);
+	assert_memory_equal(back.hist, r.hist, sizeof(r.hist));
+	assert_int_equal(back.cand_beyond, r.cand_beyond);
+	assert_int_equal(back.ref_at_end, r.ref_at_end);
+	assert_string_equal(back.diagnosis, r.diagnosis);
+	assert_string_equal(back.rows.name, "row");
+	assert_int_equal(back.rows.ncells, r.rows.ncells);
+	assert_int_equal(back.cols.nworst, r.cols.nworst);
+	assert_true(back.cols.worst[0] == r.cols.worst[0]);
+	assert_true(fabs(back.rows.worst_mean[0] - r.rows.worst_mean[0]) < 1e-12);
+	for (int c = 0; c < r.cols.ncells; c++)
+		assert_true(back.cols.cell_max[c] == r.cols.cell_max[c]);
+	assert_true(back.max_steps == r.max_steps && back.noise == r.noise);
+	json_array_clear(json_object_get(j, "hist"));
+	assert_int_equal(quant_from_json(j, &back), KBX_EPARSE);
+	assert_non_null(strstr(kbx_last_error(), "'hist'"));
+	json_decref(j);
+	/* without saturation there is no saturation object */
+	assert_int_equal(quant_spec_set(&f.spec, "quantized", "0", "t"), KBX_OK);
+	analyse(&f, &r);
+	j = quant_to_json(&r);
+	assert_null(json_object_get(j, "saturation"));
+	assert_int_equal(quant_from_json(j, &back), KBX_OK);
+	assert_false(back.has_saturation);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_transposed_scale),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_profile_cells),
+		cmocka_unit_test(test_json_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
