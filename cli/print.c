@@ -86,6 +86,34 @@ static void print_coord(FILE *out, const struct cmp_elem *e)
 		fputs(".imag", out);
 }
 
+/* The quantization lens of one output: the diagnosis, the histogram in steps, the worst row and
+ * column, saturation. */
+static void print_quant(struct text_printer *p, const struct quant_result *q)
+{
+	const struct quant_profile *prof[2] = { &q->rows, &q->cols };
+
+	if (!q->valid)
+		return;
+	fprintf(p->out, "          quantization: %s\n", q->diagnosis);
+	fprintf(p->out, "          error in steps:");
+	for (int b = 0; b < QB_COUNT; b++)
+		fprintf(p->out, "  %s %llu", quant_bin_label((enum quant_bin)b), q->hist[b]);
+	fprintf(p->out, "  (max %.3g, mean %.3g%s)\n", q->max_steps, q->mean_steps, q->skipped ? ", some left out" : "");
+	for (int k = 0; k < 2; k++) {
+		if (!prof[k]->nworst)
+			continue;
+		fprintf(p->out, "          worst %ss:", prof[k]->name);
+		for (int w = 0; w < prof[k]->nworst; w++)
+			fprintf(p->out, "%s %lld (mean %.3g, max %.3g)", w ? "," : "", prof[k]->worst[w], prof[k]->worst_mean[w],
+				prof[k]->worst_max[w]);
+		fprintf(p->out, "; median mean %.3g over %d\n", prof[k]->median_mean, prof[k]->n);
+	}
+	if (q->has_saturation)
+		fprintf(p->out, "          saturation [%g, %g]: reference %llu at the ends, candidate %llu at the ends, "
+			"%llu beyond, %llu missed\n", q->qmin, q->qmax, q->ref_at_end, q->cand_at_end, q->cand_beyond,
+			q->cand_missed);
+}
+
 static void tp_case(void *ctx, const struct case_result *c)
 {
 	struct text_printer *p = ctx;
@@ -129,6 +157,7 @@ static void tp_case(void *ctx, const struct case_result *c)
 			if (note[0])
 				fprintf(p->out, "          %s%s%s\n", paint(p, C_RED), note, paint(p, C_OFF));
 		}
+		print_quant(p, &c->outputs[i].quant);
 		for (j = 0; j < m->nworst && j < 8; j++) {
 			const struct cmp_elem *e = &m->worst[j];
 

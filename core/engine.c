@@ -1181,6 +1181,74 @@ static enum kbx_status globals_kept_state(struct run *r, struct sbuf *msg)
 	return st;
 }
 
+/* The quantization lens (quant.h) for the task's [quant] output: the step per element from the
+ * reference's scale buffers, the candidate's error in steps against it. It never changes a
+ * verdict: when it cannot be computed a log line says why and the output has no figures. */
+#define QUANT_MAX_NUMEL ((size_t)1 << 24)
+
+static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+				  const void *cand, const void *ref, struct quant_result *out)
+{
+	const struct quant_spec *spec = r->t->quant;
+	struct quant_scale scales[QUANT_MAX_FACTORS];
+	double *bufs[QUANT_MAX_FACTORS] = { NULL }, *cv = NULL, *rv = NULL, *step = NULL;
+	size_t shape[PROBLEM_MAX_DIMS];
+	enum kbx_status st = KBX_OK;
+	int nscales = 0, k;
+
+	if (!spec || strcmp(spec->output, b->arg->name) || !b->numel || b->numel > QUANT_MAX_NUMEL ||
+	    !c->rs.scratch || b->ndim > PROBLEM_MAX_DIMS)
+		return KBX_OK;
+	for (k = 0; k < spec->nf && !st; k++) {
+		const char *name = spec->f[k].buf;
+		int i;
+
+		if (!*name)
+			continue;
+		for (i = 0; i < r->ref.spec.nscratch && strcmp(r->ref.spec.scratch[i].name, name); i++)
+			;
+		if (i == r->ref.spec.nscratch) {
+			emit_log(r, "no quantization lens: the reference keeps no scratch buffer '%s'", name);
+			goto done;
+		} else {
+			enum dtype dt = r->ref.spec.scratch[i].dtype;
+			size_t n = c->rs.scratch_bytes[i] / dtype_size(dt);
+			void *raw = xmalloc(c->rs.scratch_bytes[i] ? c->rs.scratch_bytes[i] : 1);
+
+			st = gpu_download(r->gpu, raw, c->rs.scratch[i].ptr, c->rs.scratch_bytes[i]);
+			bufs[nscales] = xcalloc(n ? n : 1, sizeof(double));
+			for (size_t e = 0; !st && e < n; e++)
+				bufs[nscales][e] = dtype_get(dt, raw, e, 0);
+			scales[nscales] = (struct quant_scale){ name, bufs[nscales], n };
+			nscales++;
+			free(raw);
+		}
+	}
+	if (st)
+		goto done;
+	for (k = 0; k < b->ndim; k++)
+		shape[k] = (size_t)b->shape[k];
+	step = xcalloc(b->numel, sizeof(double));
+	if (quant_step_fill(spec, shape, b->ndim, scales, nscales, step)) {
+		emit_log(r, "no quantization lens: %s", kbx_last_error());
+		goto done;
+	}
+	cv = xcalloc(b->numel, sizeof(double));
+	rv = xcalloc(b->numel, sizeof(double));
+	for (size_t e = 0; e < b->numel; e++) {
+		cv[e] = dtype_get(b->arg->dtype, cand, e, 0);
+		rv[e] = dtype_get(b->arg->dtype, ref, e, 0);
+	}
+	quant_analyse(spec, cv, rv, step, shape, b->ndim, out);
+done:
+	for (k = 0; k < nscales; k++)
+		free(bufs[k]);
+	free(step);
+	free(cv);
+	free(rv);
+	return st;
+}
+
 static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
@@ -1293,6 +1361,12 @@ static enum kbx_status judge_candidate(struct run *r, struct case_ctx *c, const 
 			continue;
 		}
 		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
+		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
+		if (st) {
+			host_free(cand_out, c->pb.nbufs);
+			sbuf_release(&msg);
+			return st;
+		}
 		if (o->cmp.pass)
 			continue;
 		if (unwritten)

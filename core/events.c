@@ -191,6 +191,8 @@ static void fill_case(json_t *o, const struct case_result *c)
 
 		put(out, "arg", JFIXED(c->outputs[i].arg));
 		fill_cmp(out, &c->outputs[i].cmp);
+		if (c->outputs[i].quant.valid)
+			put(out, "quant", quant_to_json(&c->outputs[i].quant));
 		json_array_append_new(outs, out);
 	}
 	put(o, "outputs", outs);
@@ -712,6 +714,9 @@ static void read_case(struct dec *d, const json_t *o, struct case_result *c)
 				fail(d, "outputs");
 			get_fixed(d, out, "arg", c->outputs[i].arg, sizeof(c->outputs[i].arg));
 			read_cmp(d, out, &c->outputs[i].cmp);
+			if (json_object_get(out, "quant") &&
+			    quant_from_json(json_object_get(out, "quant"), &c->outputs[i].quant))
+				fail(d, "quant");
 		}
 	}
 }

@@ -7,6 +7,7 @@
 
 #include "compare.h"
 #include "nvml.h"
+#include "quant.h"
 #include "stats.h"
 
 /* X(id, name, description) -- ordered from best to worst */
@@ -62,6 +63,7 @@ char *warnings_string(unsigned mask);
 struct output_result {
 	char arg[64];
 	struct cmp_result cmp;
+	struct quant_result quant;      /* Quantization tasks' [quant] output: error in steps; valid = 0: none */
 };
 
 struct case_result {

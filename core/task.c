@@ -1119,10 +1119,33 @@ static enum kbx_status parse_python_section(struct task *t, const struct raw_sec
 	return KBX_OK;
 }
 
+/* [quant]: quant.h reads the keys; the output must be one of the task's outputs. */
+static enum kbx_status parse_quant_section(struct task *t, const struct raw_section *sec)
+{
+	enum kbx_status st = KBX_OK;
+	char where[1100];
+	int i, found = 0;
+
+	t->quant = xcalloc(1, sizeof(*t->quant));
+	for (i = 0; i < sec->n && !st; i++) {
+		snprintf(where, sizeof(where), "'%s' line %d", t->ini_path, sec->e[i].line);
+		st = quant_spec_set(t->quant, sec->e[i].key, sec->e[i].value, where);
+	}
+	snprintf(where, sizeof(where), "'%s' line %d", t->ini_path, sec->line);
+	if (!st)
+		st = quant_spec_check(t->quant, where);
+	for (i = 0; !st && i < t->nargs; i++)
+		found |= (t->args[i].dir == ARG_OUT || t->args[i].dir == ARG_INOUT) && !strcmp(t->args[i].name, t->quant->output);
+	if (!st && !found)
+		st = kbx_error(KBX_EPARSE, "output = '%s' in [quant] of %s is not an output of the task", t->quant->output,
+			       where);
+	return st;
+}
+
 /* ---- the whole task ------------------------------------------------------------------------- */
 
 static const char *const known_sections[] = { "task", "args", "tolerance", "tolerance.perf", "inputs", "perf",
-					      "verifier", "static", "derive", "python" };
+					      "verifier", "static", "derive", "python", "quant" };
 
 static enum kbx_status check_sections(const char *path, const struct ini_state *s)
 {
@@ -1138,7 +1161,7 @@ static enum kbx_status check_sections(const char *path, const struct ini_state *
 		if (!known)
 			return kbx_error(KBX_EPARSE,
 					 "unknown section '[%s]' in '%s' line %d (expected [task], [args], [tolerance], "
-					 "[tolerance.perf], [inputs], [case.NAME], [perf], [verifier], [static], [derive] or [python])",
+					 "[tolerance.perf], [inputs], [case.NAME], [perf], [verifier], [static], [derive], [python] or [quant])",
 					 name, path, s->secs[i].line);
 		for (j = 0; j < i; j++)
 			if (strcmp(name, s->secs[j].name) == 0)
@@ -1288,6 +1311,8 @@ static enum kbx_status load(struct task *t, const char *text)
 			st = parse_derive_section(t, sec);
 		else if (strcmp(sec->name, "python") == 0)
 			st = parse_python_section(t, sec);
+		else if (strcmp(sec->name, "quant") == 0)
+			st = parse_quant_section(t, sec);
 		else if (strcmp(sec->name, "verifier") == 0)
 			st = strcmp(t->verifier, "distribution") == 0 ? parse_verifier_section(t, sec)
 			     : strcmp(t->verifier, "property") == 0 ? parse_property_section(t, sec)
@@ -1431,6 +1456,7 @@ void task_free(struct task *t)
 	for (i = 0; i < t->nstatic_fatal; i++)
 		free(t->static_fatal[i]);
 	free(t->static_fatal);
+	free(t->quant);
 	for (i = 0; i < t->nderive_sizes; i++)
 		free(t->derive_sizes[i]);
 	free(t->derive_sizes);

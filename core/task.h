@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "dtype.h"
+#include "quant.h"
 #include "status.h"
 
 struct expr_env;
@@ -113,6 +114,7 @@ struct task {
 	int nstatic_require;
 	char **static_fatal;    /* [static] fatal: warning rules that are fatal for this task */
 	int nstatic_fatal;
+	struct quant_spec *quant; /* [quant] (quant.h): the quantization lens's output and step; NULL: none */
 	int deterministic;      /* [task] deterministic = yes: a second run must give the same bits */
 	double launch_limit_s;  /* [task] launch_limit = S: a launch may take this long (0: the default) */
 	char *stages_path;      /* [task] stages = examples/F.cu: a staged implementation that names a

@@ -1126,6 +1126,91 @@ void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 	}
 }
 
+/* Heat level of a mean or max |error| in quantization steps. */
+static int step_level(double steps)
+{
+	return steps <= 0.5 ? 0 : steps <= 1 ? 1 : steps <= 4 ? 2 : steps <= 16 ? 3 : 4;
+}
+
+/* One profile (quant.h): a spark line of each cell's largest mean |error| in steps, coloured by
+ * its max, then the worst entries. */
+static void quant_profile_line(struct doc *d, const struct quant_profile *p, int width)
+{
+	float top = 0;
+	char label[24];
+
+	if (!p->n)
+		return;
+	for (int i = 0; i < p->ncells; i++)
+		if (p->cell_mean[i] > top)
+			top = p->cell_mean[i];
+	snprintf(label, sizeof(label), "per %s", p->name);
+	doc_add(d, ROLE_NORMAL, "  ");
+	doc_addcol(d, ROLE_LABEL, label, 12, 0);
+	for (int i = 0; i < p->ncells && i < width - 30; i++) {
+		int lv = top > 0 ? (int)(p->cell_mean[i] / top * 7.0f + 0.5f) : 0;
+
+		doc_add(d, heat_roles[step_level(p->cell_max[i])], glyphs()->spark[lv < 0 ? 0 : lv > 7 ? 7 : lv]);
+	}
+	doc_addf(d, ROLE_DIM, " %d%s", p->n, p->ncells < p->n ? " in cells" : "");
+	doc_newline(d);
+	doc_add(d, ROLE_NORMAL, "  ");
+	doc_addcol(d, ROLE_LABEL, "", 12, 0);
+	if (!p->nworst)
+		doc_add(d, ROLE_DIM, "no error");
+	for (int w = 0; w < p->nworst; w++)
+		doc_addf(d, w ? ROLE_DIM : ROLE_NUMBER, "%s%s %lld: %.3g mean, %.3g max", w ? "  " : "worst ", p->name,
+			 p->worst[w], p->worst_mean[w], p->worst_max[w]);
+	doc_addf(d, ROLE_DIM, "  (median %.3g)", p->median_mean);
+	doc_newline(d);
+}
+
+/* The quantization lens's own figures: the diagnosis, |error| in steps by bin, the row and column
+ * profiles, saturation. */
+static void quant_figures(struct doc *d, const struct quant_result *q, int width)
+{
+	unsigned long long top = 1;
+	int barw = width - 36;
+
+	if (!q->valid) {
+		doc_add(d, ROLE_DIM, "  no error in quantization steps: the task keeps no scales for this output");
+		doc_newline(d);
+		return;
+	}
+	doc_wrap(d, q->hist[QB_ONE] || q->hist[QB_MORE] || q->cand_beyond ? ROLE_WARN : ROLE_PASS, q->diagnosis,
+		 width, 2);
+	if (barw < 4)
+		barw = 4;
+	for (int b = 0; b < QB_COUNT; b++)
+		if (q->hist[b] > top)
+			top = q->hist[b];
+	for (int b = 0; b < QB_COUNT; b++) {
+		doc_add(d, ROLE_NORMAL, "  ");
+		doc_addcol(d, ROLE_LABEL, quant_bin_label((enum quant_bin)b), 12, 0);
+		for (int k = 0; k < layout_bar_cells((double)q->hist[b], (double)top, barw); k++)
+			doc_add(d, heat_roles[b == QB_EXACT ? 0 : b + 1], glyphs()->hist);
+		doc_addf(d, ROLE_NUMBER, " %llu", q->hist[b]);
+		doc_newline(d);
+	}
+	doc_add(d, ROLE_NORMAL, "  ");
+	doc_addcol(d, ROLE_LABEL, "in steps", 12, 0);
+	doc_addf(d, ROLE_NORMAL, "max %.3g  mean %.3g", q->max_steps, q->mean_steps);
+	if (q->skipped)
+		doc_addf(d, ROLE_DIM, "  (%llu left out: scale 0 or NaN/Inf)", q->skipped);
+	doc_newline(d);
+	quant_profile_line(d, &q->rows, width);
+	quant_profile_line(d, &q->cols, width);
+	if (q->has_saturation) {
+		doc_add(d, ROLE_NORMAL, "  ");
+		doc_addcol(d, ROLE_LABEL, "saturation", 12, 0);
+		doc_addf(d, ROLE_NORMAL, "[%g, %g]: reference %llu at the ends, candidate %llu, ", q->qmin, q->qmax,
+			 q->ref_at_end, q->cand_at_end);
+		doc_addf(d, q->cand_beyond ? ROLE_FAIL : ROLE_NORMAL, "%llu beyond", q->cand_beyond);
+		doc_addf(d, q->cand_missed ? ROLE_WARN : ROLE_NORMAL, ", %llu missed", q->cand_missed);
+		doc_newline(d);
+	}
+}
+
 void report_quant_lens(struct doc *d, const struct task *t, const struct case_result *c,
 		       const struct output_result *o, const struct finding *f, int nf, int width)
 {
@@ -1167,11 +1252,7 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	if (!any)
 		doc_add(d, ROLE_WARN, "no evidence rule matched");
 	doc_newline(d);
-	/* TODO(compare): per-row error against one quantization step and saturation counts need
-	 * data struct cmp_result does not carry yet (a per-row max |err| / step and a count of
-	 * outputs at the quantized range's ends). */
-	doc_add(d, ROLE_DIM, "  per-row error vs one step, saturation: not reported yet");
-	doc_newline(d);
+	quant_figures(d, &o->quant, width);
 	(void)c;
 }
 

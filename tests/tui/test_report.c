@@ -294,6 +294,32 @@ static void test_results(void **state)
 	run_record_free(&r);
 }
 
+/* The quantization lens draws core/quant.c's figures: a row-scaled error on a 4 x 6 output. */
+static void must_find_lens_figures(struct doc *d, const struct task *q, struct case_result *c)
+{
+	double cand[24], ref[24], step[24];
+	size_t shape[2] = { 4, 6 };
+
+	report_quant_lens(d, q, c, &c->outputs[0], NULL, 0, 80);
+	must_find(d, "no error in quantization steps");
+	doc_clear(d);
+	for (int i = 0; i < 24; i++) {
+		step[i] = 0.1;
+		ref[i] = 0.1 * (i % 7);
+		cand[i] = ref[i] + 0.1 * (2 + i / 6 * 3);   /* row r off by 2 + 3r steps */
+	}
+	quant_analyse(q->quant, cand, ref, step, shape, 2, &c->outputs[0].quant);
+	report_quant_lens(d, q, c, &c->outputs[0], NULL, 0, 80);
+	must_find(d, "error constant along each row");
+	must_find(d, "> 1 step");
+	must_find(d, "per row");
+	must_find(d, "worst row 3: 11 mean");
+	must_find(d, "per column");
+	assert_int_equal(role_at(d, "error constant"), ROLE_WARN);
+	doc_clear(d);
+	memset(&c->outputs[0].quant, 0, sizeof(c->outputs[0].quant));
+}
+
 static void test_diff_parts(void **state)
 {
 	const struct task *t = catalogue_find(&cat, "Fusion/fused_add_gelu");
@@ -392,6 +418,9 @@ static void test_diff_parts(void **state)
 			assert_int_equal(role_at(&d, q->static_require[0]) >= 0, 1);
 		else
 			must_find(&d, "no evidence rule matched");
+		doc_clear(&d);
+		/* without figures the lens says why; with them: the diagnosis, the bins, the profiles */
+		must_find_lens_figures(&d, q, &c);
 	}
 	doc_free(&d);
 	case_result_free(&c);

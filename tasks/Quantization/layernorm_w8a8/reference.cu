@@ -12,7 +12,11 @@
 // Welford, so z agrees to ~1e-6 relative and only values within that of a rounding boundary can
 // quantize one step apart from another correct implementation.
 //
-// @kbx launch layernorm_q8<<<max(1, rows), 256>>>(input, weight, bias, y, rows, d, eps)
+// Each row's scale is kept in the scratch buffer y_scale: the quantization lens measures errors
+// in steps of it, and a candidate that keeps its scales under the same name gets them compared.
+//
+// @kbx scratch y_scale f32 [rows]
+// @kbx launch layernorm_q8<<<max(1, rows), 256>>>(input, weight, bias, y, y_scale, rows, d, eps)
 
 static __device__ __forceinline__ float block_sum(float v, float* sh)
 {
@@ -56,7 +60,7 @@ static __device__ __forceinline__ float quant_dequant(float z, float scale)
 
 extern "C" __global__ void __launch_bounds__(256)
 layernorm_q8(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias,
-             float* __restrict__ y, long long rows, long long d, float eps)
+             float* __restrict__ y, float* __restrict__ y_scale, long long rows, long long d, float eps)
 {
 	__shared__ float sh[8];
 	const long long row = blockIdx.x;
@@ -111,6 +115,8 @@ layernorm_q8(const float* __restrict__ x, const float* __restrict__ weight, cons
 			amax = fmaxf(amax, fabsf(affine(xr[i], mean, rstd, weight[i], bias[i])));
 	}
 	const float scale = block_max(amax, sh) / 127.0f;
+	if (t == 0)
+		y_scale[row] = scale;
 
 	if (vec) {
 		float4* y4 = reinterpret_cast<float4*>(yr);

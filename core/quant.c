@@ -1,0 +1,582 @@
+/*
+ * quant.c - quantization triage: error in steps, row and column profiles, saturation, diagnosis.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quant.h"
+#include "util.h"
+
+/* |error| / step this far past 1/2 or 1 still counts in the lower bin: a difference of exactly one
+ * step carries the float rounding of the values it is the difference of */
+#define BIN_SLACK 1e-3
+
+/* ---- the [quant] section ---------------------------------------------------------------- */
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* "0, 1" or "" into axes; returns the position after the list or NULL. */
+static const char *parse_axes(const char *s, int *axes, int *n, char stop)
+{
+	*n = 0;
+	s = skip_space(s);
+	while (*s && *s != stop) {
+		char *end;
+		long a = strtol(s, &end, 10);
+
+		if (end == s || a < 0 || a >= 16 || *n == QUANT_MAX_AXES)
+			return NULL;
+		axes[(*n)++] = (int)a;
+		s = skip_space(end);
+		if (*s == ',')
+			s = skip_space(s + 1);
+		else if (*s && *s != stop)
+			return NULL;
+	}
+	return s;
+}
+
+static enum kbx_status parse_step(struct quant_spec *spec, const char *value, const char *where)
+{
+	const char *s = skip_space(value);
+
+	spec->nf = 0;
+	while (*s) {
+		struct quant_factor *f;
+		size_t len = 0;
+
+		if (spec->nf == QUANT_MAX_FACTORS)
+			return kbx_error(KBX_EPARSE, "step = '%s' in [quant] of %s: at most %d factors", value, where,
+					 QUANT_MAX_FACTORS);
+		f = &spec->f[spec->nf++];
+		memset(f, 0, sizeof(*f));
+		while (s[len] == '_' || (s[len] >= 'a' && s[len] <= 'z') || (s[len] >= 'A' && s[len] <= 'Z') ||
+		       (len && s[len] >= '0' && s[len] <= '9'))
+			len++;
+		if (len) {
+			if (len >= sizeof(f->buf) || s[len] != '(')
+				return kbx_error(KBX_EPARSE, "step = '%s' in [quant] of %s: expected BUFFER(axes) at '%s'",
+						 value, where, s);
+			memcpy(f->buf, s, len);
+			s = parse_axes(s + len + 1, f->axes, &f->naxes, ')');
+			if (!s || *s != ')')
+				return kbx_error(KBX_EPARSE, "step = '%s' in [quant] of %s: bad axes of '%s'", value, where,
+						 f->buf);
+			s++;
+		} else {
+			char *end;
+
+			f->constant = strtod(s, &end);
+			if (end == s || !(f->constant > 0))
+				return kbx_error(KBX_EPARSE, "step = '%s' in [quant] of %s: expected BUFFER(axes) or a "
+						 "positive number at '%s'", value, where, s);
+			s = end;
+		}
+		s = skip_space(s);
+		if (*s == '*')
+			s = skip_space(s + 1);
+		else if (*s)
+			return kbx_error(KBX_EPARSE, "step = '%s' in [quant] of %s: expected '*' at '%s'", value, where, s);
+	}
+	if (!spec->nf)
+		return kbx_error(KBX_EPARSE, "empty step in [quant] of %s", where);
+	return KBX_OK;
+}
+
+/* "0, 1 : row" */
+static enum kbx_status parse_profile(const char *key, const char *value, int *axes, int *n, char *name,
+				     size_t namelen, const char *where)
+{
+	const char *s = parse_axes(value, axes, n, ':');
+	size_t len;
+
+	if (!s || *s != ':' || !*n)
+		return kbx_error(KBX_EPARSE, "%s = '%s' in [quant] of %s: expected 'AXES : NAME' as in '0 : row'", key,
+				 value, where);
+	s = skip_space(s + 1);
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (!len || len >= namelen)
+		return kbx_error(KBX_EPARSE, "%s = '%s' in [quant] of %s: a name of 1 to %zu characters after ':'", key,
+				 value, where, namelen - 1);
+	memcpy(name, s, len);
+	name[len] = '\0';
+	return KBX_OK;
+}
+
+enum kbx_status quant_spec_set(struct quant_spec *spec, const char *key, const char *value, const char *where)
+{
+	if (!strcmp(key, "output")) {
+		if (!*value || strlen(value) >= sizeof(spec->output))
+			return kbx_error(KBX_EPARSE, "output = '%s' in [quant] of %s: expected an output's name", value, where);
+		snprintf(spec->output, sizeof(spec->output), "%s", value);
+		return KBX_OK;
+	}
+	if (!strcmp(key, "step"))
+		return parse_step(spec, value, where);
+	if (!strcmp(key, "rows"))
+		return parse_profile(key, value, spec->row_axes, &spec->nrow_axes, spec->row_name,
+				     sizeof(spec->row_name), where);
+	if (!strcmp(key, "columns"))
+		return parse_profile(key, value, spec->col_axes, &spec->ncol_axes, spec->col_name,
+				     sizeof(spec->col_name), where);
+	if (!strcmp(key, "range")) {
+		char *end, *end2;
+		double lo = strtod(value, &end), hi;
+
+		end = (char *)skip_space(end);
+		if (*end == ',')
+			end++;
+		hi = strtod(end, &end2);
+		if (end == value || end2 == end || *skip_space(end2) || !(lo < hi))
+			return kbx_error(KBX_EPARSE, "range = '%s' in [quant] of %s: expected 'LOW, HIGH' as in '-127, 127'",
+					 value, where);
+		spec->qmin = lo;
+		spec->qmax = hi;
+		return KBX_OK;
+	}
+	if (!strcmp(key, "quantized")) {
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return kbx_error(KBX_EPARSE, "quantized = '%s' in [quant] of %s: expected 0 or 1", value, where);
+		spec->quantized = *value == '1';
+		return KBX_OK;
+	}
+	return kbx_error(KBX_EPARSE, "unknown key '%s' in [quant] of %s (expected output, step, rows, columns, range "
+			 "or quantized)", key, where);
+}
+
+enum kbx_status quant_spec_check(const struct quant_spec *spec, const char *where)
+{
+	if (!*spec->output || !spec->nf)
+		return kbx_error(KBX_EPARSE, "[quant] of %s needs both output and step", where);
+	if (spec->quantized && !(spec->qmin < spec->qmax))
+		return kbx_error(KBX_EPARSE, "[quant] of %s: quantized = 1 needs a range", where);
+	return KBX_OK;
+}
+
+/* ---- the step per element ----------------------------------------------------------------- */
+
+/* Row-major index over the given axes of coord; *count gets the product of their sizes. */
+static size_t axes_index(const size_t *coord, const size_t *shape, const int *axes, int naxes, size_t *count)
+{
+	size_t idx = 0, cnt = 1;
+
+	for (int i = 0; i < naxes; i++) {
+		idx = idx * shape[axes[i]] + coord[axes[i]];
+		cnt *= shape[axes[i]];
+	}
+	if (count)
+		*count = cnt;
+	return idx;
+}
+
+static void next_coord(size_t *coord, const size_t *shape, int ndim)
+{
+	for (int d = ndim - 1; d >= 0; d--) {
+		if (++coord[d] < shape[d])
+			return;
+		coord[d] = 0;
+	}
+}
+
+static size_t numel(const size_t *shape, int ndim)
+{
+	size_t n = 1;
+
+	for (int d = 0; d < ndim; d++)
+		n *= shape[d];
+	return n;
+}
+
+enum kbx_status quant_step_fill(const struct quant_spec *spec, const size_t *shape, int ndim,
+				const struct quant_scale *scales, int nscales, double *step)
+{
+	size_t n = numel(shape, ndim), coord[16] = { 0 };
+	double *reduced[QUANT_MAX_FACTORS] = { NULL };
+	enum kbx_status st = KBX_OK;
+	int k;
+
+	if (ndim > 16)
+		return kbx_error(KBX_EINVAL, "output '%s' has %d dims, the quantization lens takes 16", spec->output, ndim);
+	for (k = 0; k < spec->nf && !st; k++) {
+		const struct quant_factor *f = &spec->f[k];
+		const struct quant_scale *sc = NULL;
+		size_t count, per;
+
+		if (!*f->buf)
+			continue;
+		for (int i = 0; i < nscales; i++)
+			if (!strcmp(scales[i].name, f->buf))
+				sc = &scales[i];
+		for (int i = 0; i < f->naxes && !st; i++)
+			if (f->axes[i] >= ndim)
+				st = kbx_error(KBX_EINVAL, "step factor '%s' names axis %d of output '%s', which has %d",
+					       f->buf, f->axes[i], spec->output, ndim);
+		if (st)
+			break;
+		if (!sc) {
+			st = kbx_error(KBX_ENOTFOUND, "no reference scratch buffer '%s' for the quantization step", f->buf);
+			break;
+		}
+		axes_index(coord, shape, f->axes, f->naxes, &count);
+		if (!count)
+			continue;
+		if (sc->n < count || sc->n % count) {
+			st = kbx_error(KBX_EINVAL, "scratch buffer '%s' holds %zu values, not a multiple of the %zu its "
+				       "axes index", f->buf, sc->n, count);
+			break;
+		}
+		per = sc->n / count;
+		reduced[k] = xcalloc(count, sizeof(double));
+		for (size_t i = 0; i < count; i++) {
+			double sum = 0;
+
+			for (size_t j = 0; j < per; j++)
+				sum += sc->v[i * per + j];
+			reduced[k][i] = sum / (double)per;
+		}
+	}
+	for (size_t e = 0; e < n && !st; e++) {
+		double s = 1;
+
+		for (k = 0; k < spec->nf; k++)
+			s *= reduced[k] ? reduced[k][axes_index(coord, shape, spec->f[k].axes, spec->f[k].naxes, NULL)]
+					: spec->f[k].constant;
+		step[e] = s;
+		next_coord(coord, shape, ndim);
+	}
+	for (k = 0; k < QUANT_MAX_FACTORS; k++)
+		free(reduced[k]);
+	return st;
+}
+
+/* ---- analysis ------------------------------------------------------------------------------ */
+
+const char *quant_bin_label(enum quant_bin b)
+{
+	switch (b) {
+	case QB_EXACT:
+		return "exact";
+	case QB_HALF:
+		return "<= 1/2 step";
+	case QB_ONE:
+		return "<= 1 step";
+	case QB_MORE:
+		return "> 1 step";
+	case QB_COUNT:
+		break;
+	}
+	return "?";
+}
+
+struct entry_acc {
+	double sum, sumsq, max;
+	unsigned long long cnt;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void profile_finish(struct quant_profile *p, const char *name, const struct entry_acc *acc, size_t n)
+{
+	double *means = xcalloc(n ? n : 1, sizeof(double)), msum = 0, msq = 0, wsum = 0;
+	size_t used = 0, wn = 0;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->n = (int)n;
+	p->ncells = n < QUANT_PROFILE_CELLS ? (int)n : QUANT_PROFILE_CELLS;
+	for (int c = 0; c < p->ncells; c++) {
+		size_t lo = (size_t)c * n / (size_t)p->ncells, hi = (size_t)(c + 1) * n / (size_t)p->ncells;
+
+		for (size_t i = lo; i < hi; i++) {
+			double mean = acc[i].cnt ? acc[i].sum / (double)acc[i].cnt : 0;
+
+			if (acc[i].max > p->cell_max[c])
+				p->cell_max[c] = (float)acc[i].max;
+			if (mean > p->cell_mean[c])
+				p->cell_mean[c] = (float)mean;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		double mean, var;
+
+		if (!acc[i].cnt)
+			continue;
+		mean = acc[i].sum / (double)acc[i].cnt;
+		means[used++] = mean;
+		msum += mean;
+		msq += mean * mean;
+		var = acc[i].sumsq / (double)acc[i].cnt - mean * mean;
+		if (acc[i].cnt > 1 && mean > 0) {
+			wsum += sqrt(var > 0 ? var : 0) / mean;
+			wn++;
+		}
+		/* keep the QUANT_WORST largest means, largest first; ties keep the lower index */
+		for (int w = 0; w < QUANT_WORST; w++) {
+			if (w < p->nworst && !(mean > p->worst_mean[w]))
+				continue;
+			if (w >= p->nworst && mean <= 0)
+				break;
+			for (int m = (p->nworst < QUANT_WORST ? p->nworst : QUANT_WORST - 1); m > w; m--) {
+				p->worst[m] = p->worst[m - 1];
+				p->worst_mean[m] = p->worst_mean[m - 1];
+				p->worst_max[m] = p->worst_max[m - 1];
+			}
+			p->worst[w] = (long long)i;
+			p->worst_mean[w] = mean;
+			p->worst_max[w] = acc[i].max;
+			if (p->nworst < QUANT_WORST)
+				p->nworst++;
+			break;
+		}
+	}
+	if (used) {
+		double avg = msum / (double)used, var = msq / (double)used - avg * avg;
+
+		qsort(means, used, sizeof(double), cmp_double);
+		p->median_mean = used % 2 ? means[used / 2] : (means[used / 2 - 1] + means[used / 2]) / 2;
+		p->spread = avg > 0 ? sqrt(var > 0 ? var : 0) / avg : 0;
+	}
+	p->within = wn ? wsum / (double)wn : 0;
+	free(means);
+}
+
+/* The entries of a profile differ beyond what per-element noise explains: their means spread by
+ * more than 15% and by more than three times the spread expected of a mean over `per` elements
+ * with the noise left after the row and column means are taken out (r->noise). */
+static int profile_differs(const struct quant_profile *p, double per, double noise)
+{
+	if (p->n < 2 || per < 1)
+		return 0;
+	return p->spread > 0.15 && p->spread > 3 * noise / sqrt(per);
+}
+
+static void say_worst(char *buf, size_t len, const struct quant_profile *p)
+{
+	if (p->nworst)
+		snprintf(buf, len, "worst %s %lld: %.3g steps, median %.3g", p->name, p->worst[0], p->worst_mean[0],
+			 p->median_mean);
+	else
+		snprintf(buf, len, "no %s with an error", p->name);
+}
+
+static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square)
+{
+	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
+	double per_row = rp->n ? (double)r->n / rp->n : 0, per_col = cp->n ? (double)r->n / cp->n : 0;
+	int rows = profile_differs(rp, per_row, r->noise), cols = profile_differs(cp, per_col, r->noise);
+	char rw[96], cw[96];
+
+	say_worst(rw, sizeof(rw), rp);
+	say_worst(cw, sizeof(cw), cp);
+	if (!r->n) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "no element has a quantization step to measure against "
+			 "(%llu left out: a scale of 0 or a NaN/Inf)", r->skipped);
+		return;
+	}
+	if (r->has_saturation && r->cand_beyond) {
+		if (!r->cand_at_end)
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "no value clamped: %llu beyond [%g, %g] where the "
+				 "reference holds %llu at the ends: saturation missing", r->cand_beyond, r->qmin, r->qmax,
+				 r->ref_at_end);
+		else
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "%llu values beyond [%g, %g] (the reference holds "
+				 "%llu at the ends): saturation missing where they overflow", r->cand_beyond, r->qmin,
+				 r->qmax, r->ref_at_end);
+		return;
+	}
+	if (!r->hist[QB_MORE] && !r->hist[QB_ONE]) {
+		if (!r->hist[QB_HALF])
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "every value exact: the same quantization");
+		else
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "all errors within half a step (max %.2g): the same "
+				 "quantization, float rounding only", r->max_steps);
+		return;
+	}
+	if (!r->hist[QB_MORE]) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "all errors within one step (%llu of %llu off by up to "
+			 "one, none more): the rounding mode differs", r->hist[QB_ONE], r->n);
+		return;
+	}
+	if (square && diag_mean <= 0.5 && off_mean > 2) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "exact on the diagonal (%s = %s), %.3g steps off it: the "
+			 "%s and %s scales are swapped (a transposed scale)", rp->name, cp->name, off_mean, rp->name,
+			 cp->name);
+		return;
+	}
+	if (rows && cols) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs across %ss (%s) and across %ss (%s): the "
+			 "%s and %s scales differ, as with one scale per tensor", rp->name, rw, cp->name, cw, rp->name,
+			 cp->name);
+		return;
+	}
+	if (rows || cols) {
+		const struct quant_profile *p = rows ? rp : cp, *o = rows ? cp : rp;
+		const char *w = rows ? rw : cw;
+
+		if (p->within < 0.1)
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error constant along each %s, different across "
+				 "%ss (%s): the %s scales differ", p->name, p->name, w, p->name);
+		else if (o->n)
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs from %s to %s (%s), evenly across %ss: "
+				 "the %s scales differ", p->name, p->name, w, o->name, p->name);
+		else
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs from %s to %s (%s): the %s scales "
+				 "differ", p->name, p->name, w, p->name);
+		return;
+	}
+	{
+		char over[48] = "";
+
+		if (rp->n && cp->n)
+			snprintf(over, sizeof(over), " over %ss and %ss", rp->name, cp->name);
+		else if (rp->n || cp->n)
+			snprintf(over, sizeof(over), " over %ss", rp->n ? rp->name : cp->name);
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "errors of up to %.3g steps (mean %.3g) spread evenly%s: "
+			 "quantized differently everywhere (another scale rule, no quantization, or another "
+			 "accumulation)", r->max_steps, r->mean_steps, over);
+	}
+}
+
+/* What is left of |error| / step after its row and column means are taken out (a two-way
+ * additive fit: e - row mean - column mean + overall mean), as a coefficient of variation. */
+static double residual_noise(const struct quant_spec *spec, const double *cand, const double *ref,
+			     const double *step, const size_t *shape, int ndim, const struct entry_acc *racc,
+			     size_t nrows, const struct entry_acc *cacc, size_t ncols, double mean)
+{
+	size_t n = numel(shape, ndim), coord[16] = { 0 };
+	double ss = 0;
+	unsigned long long cnt = 0;
+
+	if (!(mean > 0))
+		return 0;
+	for (size_t e = 0; e < n; e++, next_coord(coord, shape, ndim)) {
+		double c = cand[e], r = ref[e], s = step[e], d, rm = mean, cm = mean;
+
+		if (!isfinite(c) || !isfinite(r) || !(s > 0) || !isfinite(s))
+			continue;
+		if (nrows) {
+			const struct entry_acc *a = &racc[axes_index(coord, shape, spec->row_axes, spec->nrow_axes, NULL)];
+
+			rm = a->sum / (double)a->cnt;
+		}
+		if (ncols) {
+			const struct entry_acc *a = &cacc[axes_index(coord, shape, spec->col_axes, spec->ncol_axes, NULL)];
+
+			cm = a->sum / (double)a->cnt;
+		}
+		d = fabs(c - r) / s - rm - cm + mean;
+		ss += d * d;
+		cnt++;
+	}
+	return cnt ? sqrt(ss / (double)cnt) / mean : 0;
+}
+
+static int at_end(double q, double lo, double hi)
+{
+	double i = rint(q);
+
+	return i == lo || i == hi;
+}
+
+void quant_analyse(const struct quant_spec *spec, const double *cand, const double *ref, const double *step,
+		   const size_t *shape, int ndim, struct quant_result *out)
+{
+	size_t n = numel(shape, ndim), coord[16] = { 0 }, nrows = 1, ncols = 1;
+	struct entry_acc *racc, *cacc;
+	double sum = 0, diag_sum = 0, off_sum = 0;
+	unsigned long long diag_n = 0, off_n = 0;
+	int square;
+
+	memset(out, 0, sizeof(*out));
+	out->valid = 1;
+	if (ndim > 16)
+		ndim = 16;
+	axes_index(coord, shape, spec->row_axes, spec->nrow_axes, &nrows);
+	axes_index(coord, shape, spec->col_axes, spec->ncol_axes, &ncols);
+	if (!spec->nrow_axes)
+		nrows = 0;
+	if (!spec->ncol_axes)
+		ncols = 0;
+	racc = xcalloc(nrows ? nrows : 1, sizeof(*racc));
+	cacc = xcalloc(ncols ? ncols : 1, sizeof(*cacc));
+	square = nrows > 1 && nrows == ncols;
+	out->has_saturation = spec->quantized;
+	out->qmin = spec->qmin;
+	out->qmax = spec->qmax;
+	for (size_t e = 0; e < n; e++, next_coord(coord, shape, ndim)) {
+		double c = cand[e], r = ref[e], s = step[e], err;
+		size_t ri, ci;
+
+		if (!isfinite(c) || !isfinite(r) || !(s > 0) || !isfinite(s)) {
+			out->skipped++;
+			continue;
+		}
+		err = fabs(c - r) / s;
+		out->n++;
+		/* a step off, computed in float, may land a hair past the bin's edge */
+		out->hist[err == 0 ? QB_EXACT : err <= 0.5 + BIN_SLACK ? QB_HALF : err <= 1 + BIN_SLACK ? QB_ONE : QB_MORE]++;
+		sum += err;
+		if (err > out->max_steps)
+			out->max_steps = err;
+		if (nrows) {
+			ri = axes_index(coord, shape, spec->row_axes, spec->nrow_axes, NULL);
+			racc[ri].sum += err;
+			racc[ri].sumsq += err * err;
+			racc[ri].cnt++;
+			if (err > racc[ri].max)
+				racc[ri].max = err;
+		} else {
+			ri = 0;
+		}
+		if (ncols) {
+			ci = axes_index(coord, shape, spec->col_axes, spec->ncol_axes, NULL);
+			cacc[ci].sum += err;
+			cacc[ci].sumsq += err * err;
+			cacc[ci].cnt++;
+			if (err > cacc[ci].max)
+				cacc[ci].max = err;
+		} else {
+			ci = 1;
+		}
+		if (square) {
+			if (ri == ci) {
+				diag_sum += err;
+				diag_n++;
+			} else {
+				off_sum += err;
+				off_n++;
+			}
+		}
+		if (spec->quantized) {
+			double qc = c / s, qr = r / s;
+			int ref_end = at_end(qr, spec->qmin, spec->qmax), cand_end = at_end(qc, spec->qmin, spec->qmax);
+
+			out->ref_at_end += ref_end;
+			out->cand_at_end += cand_end;
+			out->cand_beyond += rint(qc) > spec->qmax || rint(qc) < spec->qmin;
+			out->cand_missed += ref_end && !cand_end;
+		}
+	}
+	out->mean_steps = out->n ? sum / (double)out->n : 0;
+	profile_finish(&out->rows, spec->row_name, racc, nrows);
+	profile_finish(&out->cols, spec->col_name, cacc, ncols);
+	out->noise = residual_noise(spec, cand, ref, step, shape, ndim, racc, nrows, cacc, ncols, out->mean_steps);
+	diagnose(out, diag_n ? diag_sum / (double)diag_n : 0, off_n ? off_sum / (double)off_n : 0,
+		 square && diag_n && off_n);
+	free(racc);
+	free(cacc);
+}

@@ -1,0 +1,454 @@
+/* Tests for core/quant.c: the [quant] spec, the step per element, the histogram, the profiles,
+ * saturation and the diagnosis, on synthetic errors (no GPU). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "core/quant.h"
+
+#define R 12
+#define C 40
+
+static uint64_t rng_state;
+
+static double urand(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* An output [R, C] quantized per row and per column: step[i, j] = rs[i] * cs[j], the reference
+ * an integer number of steps in [-120, 120]. */
+struct fixture {
+	struct quant_spec spec;
+	double rs[R], cs[C];
+	double step[R * C], ref[R * C], cand[R * C];
+	size_t shape[2];
+};
+
+static void spec_matmul(struct quant_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	assert_int_equal(quant_spec_set(spec, "output", "y", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "step", "x_scale(0) * w_scale(1)", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "rows", "0 : row", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "columns", "1 : column", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "range", "-127, 127", "test"), KBX_OK);
+	assert_int_equal(quant_spec_check(spec, "test"), KBX_OK);
+}
+
+static void fixture_init(struct fixture *f, uint64_t seed)
+{
+	struct quant_scale sc[2];
+
+	rng_state = seed;
+	spec_matmul(&f->spec);
+	for (int i = 0; i < R; i++)
+		f->rs[i] = 0.01 + 0.05 * urand();
+	for (int j = 0; j < C; j++)
+		f->cs[j] = 0.02 + 0.03 * urand();
+	sc[0] = (struct quant_scale){ "x_scale", f->rs, R };
+	sc[1] = (struct quant_scale){ "w_scale", f->cs, C };
+	f->shape[0] = R;
+	f->shape[1] = C;
+	assert_int_equal(quant_step_fill(&f->spec, f->shape, 2, sc, 2, f->step), KBX_OK);
+	for (int e = 0; e < R * C; e++) {
+		f->ref[e] = floor(urand() * 241 - 120) * f->step[e];
+		f->cand[e] = f->ref[e];
+	}
+}
+
+static void analyse(struct fixture *f, struct quant_result *r)
+{
+	quant_analyse(&f->spec, f->cand, f->ref, f->step, f->shape, 2, r);
+	assert_true(r->valid);
+}
+
+static void test_step_fill(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 1);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			assert_true(f.step[i * C + j] == f.rs[i] * f.cs[j]);
+}
+
+/* A scale buffer larger than its axes index (a per-key scale for a per-query output) is averaged
+ * over its trailing elements; a constant factor multiplies; a missing buffer is named. */
+static void test_step_fill_reduced(void **state)
+{
+	struct quant_spec spec;
+	double v[6] = { 1, 3, 2, 4, 10, 20 }, step[2 * 3];
+	struct quant_scale sc = { "v_scale", v, 6 };
+	size_t shape[2] = { 2, 3 };
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(quant_spec_set(&spec, "output", "out", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "step", "v_scale(0) * 0.5", "test"), KBX_OK);
+	assert_int_equal(quant_step_fill(&spec, shape, 2, &sc, 1, step), KBX_OK);
+	/* v_scale [2, 3] indexed by axis 0: rows (1 + 3 + 2) / 3 = 2 and (4 + 10 + 20) / 3 */
+	assert_true(fabs(step[0] - 1.0) < 1e-12 && fabs(step[2] - 1.0) < 1e-12);
+	assert_true(fabs(step[3] - 34.0 / 6) < 1e-12);
+	sc.name = "other";
+	assert_int_equal(quant_step_fill(&spec, shape, 2, &sc, 1, step), KBX_ENOTFOUND);
+	assert_non_null(strstr(kbx_last_error(), "'v_scale'"));
+	sc.name = "v_scale";
+	sc.n = 5;
+	assert_int_equal(quant_step_fill(&spec, shape, 2, &sc, 1, step), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "holds 5 values"));
+}
+
+static void test_spec_errors(void **state)
+{
+	struct quant_spec spec;
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(quant_spec_set(&spec, "step", "x_scale(0", "t.ini line 3"), KBX_EPARSE);
+	assert_non_null(strstr(kbx_last_error(), "t.ini line 3"));
+	assert_int_equal(quant_spec_set(&spec, "step", "x_scale(0) + w(1)", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "step", "-2", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "rows", "0", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "rows", "0 :", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "range", "127, -127", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "quantized", "yes", "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "colour", "red", "t"), KBX_EPARSE);
+	assert_non_null(strstr(kbx_last_error(), "unknown key 'colour'"));
+	assert_int_equal(quant_spec_check(&spec, "t"), KBX_EPARSE);
+	assert_int_equal(quant_spec_set(&spec, "output", "y", "t"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "step", "s()", "t"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "quantized", "1", "t"), KBX_OK);
+	assert_int_equal(quant_spec_check(&spec, "t"), KBX_EPARSE); /* quantized without a range */
+	assert_int_equal(quant_spec_set(&spec, "range", "-8, 7", "t"), KBX_OK);
+	assert_int_equal(quant_spec_check(&spec, "t"), KBX_OK);
+	assert_true(spec.qmin == -8 && spec.qmax == 7);
+}
+
+static void test_exact_and_float_rounding(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 2);
+	analyse(&f, &r);
+	assert_int_equal(r.hist[QB_EXACT], R * C);
+	assert_non_null(strstr(r.diagnosis, "every value exact"));
+	for (int e = 0; e < R * C; e++)
+		f.cand[e] = f.ref[e] + 1e-3 * f.step[e];
+	analyse(&f, &r);
+	assert_int_equal(r.hist[QB_HALF], R * C);
+	assert_non_null(strstr(r.diagnosis, "within half a step"));
+}
+
+/* Each row off by its own number of steps, the same along the row: a row scale mistake. */
+static void test_row_scaled(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 3);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] + (2 + (i * 7) % R) * f.step[i * C + j];
+	analyse(&f, &r);
+	assert_int_equal(r.hist[QB_MORE], R * C);
+	assert_int_equal(r.rows.n, R);
+	assert_int_equal(r.cols.n, C);
+	/* (i * 7) % 12 is 11 at i = 5 */
+	assert_int_equal(r.rows.worst[0], 5);
+	assert_true(fabs(r.rows.worst_mean[0] - 13) < 1e-9);
+	assert_true(r.rows.within < 1e-6);
+	assert_non_null(strstr(r.diagnosis, "error constant along each row, different across rows"));
+	assert_non_null(strstr(r.diagnosis, "the row scales differ"));
+	assert_non_null(strstr(r.diagnosis, "worst row 5"));
+}
+
+/* Rows differ, but the error varies along each row as noise does. */
+static void test_row_scaled_noisy(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 4);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] + (1 + i) * (1.5 + urand()) * f.step[i * C + j];
+	analyse(&f, &r);
+	assert_int_equal(r.rows.worst[0], R - 1);
+	assert_non_null(strstr(r.diagnosis, "error differs from row to row"));
+	assert_non_null(strstr(r.diagnosis, "evenly across columns: the row scales differ"));
+}
+
+static void test_column_scaled(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 5);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] - (3 + j % 9) * f.step[i * C + j];
+	analyse(&f, &r);
+	assert_int_equal(r.cols.worst[0], 8);
+	assert_int_equal(r.cols.nworst, QUANT_WORST);
+	assert_int_equal(r.cols.worst[1], 17); /* equal means keep index order */
+	assert_non_null(strstr(r.diagnosis, "error constant along each column, different across columns"));
+	assert_non_null(strstr(r.diagnosis, "the column scales differ"));
+}
+
+/* Both scales coarser (one per tensor): the error varies with the row and with the column. */
+static void test_row_and_column_scaled(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 6);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] + (0.06 / f.rs[i]) * (0.05 / f.cs[j]) * f.step[i * C + j];
+	analyse(&f, &r);
+	assert_non_null(strstr(r.diagnosis, "the row and column scales differ, as with one scale per tensor"));
+}
+
+/* A tenth of the elements one step off (ties rounded the other way): the rounding mode. */
+static void test_one_step_noise(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+	unsigned long long moved = 0;
+
+	(void)state;
+	fixture_init(&f, 7);
+	for (int e = 0; e < R * C; e++)
+		if (urand() < 0.1) {
+			f.cand[e] += (urand() < 0.5 ? -1 : 1) * f.step[e];
+			moved++;
+		}
+	analyse(&f, &r);
+	assert_true(moved > 0);
+	assert_int_equal(r.hist[QB_ONE], moved);
+	assert_int_equal(r.hist[QB_EXACT] + r.hist[QB_HALF], R * C - moved);
+	assert_int_equal(r.hist[QB_MORE], 0);
+	assert_true(fabs(r.max_steps - 1) < 1e-9);
+	assert_non_null(strstr(r.diagnosis, "all errors within one step"));
+	assert_non_null(strstr(r.diagnosis, "the rounding mode differs"));
+}
+
+/* Random errors of several steps with no structure. */
+static void test_uniform_noise(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 8);
+	for (int e = 0; e < R * C; e++)
+		f.cand[e] += (2 + 4 * urand()) * f.step[e];
+	analyse(&f, &r);
+	assert_non_null(strstr(r.diagnosis, "spread evenly over rows and columns"));
+}
+
+/* A quantized output (its value / step on the integer grid) with no clamp: values past 127. */
+static void test_clamp_missing(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 9);
+	assert_int_equal(quant_spec_set(&f.spec, "quantized", "1", "t"), KBX_OK);
+	for (int i = 0; i < R; i++) {
+		/* the reference saturates one element per row at +127, the candidate overshoots to 140 */
+		f.ref[i * C] = 127 * f.step[i * C];
+		f.cand[i * C] = 140 * f.step[i * C];
+		/* an unclamped value in range elsewhere stays as it is */
+	}
+	analyse(&f, &r);
+	assert_true(r.has_saturation);
+	assert_int_equal(r.cand_beyond, R);
+	assert_int_equal(r.cand_missed, r.ref_at_end);
+	assert_true(r.ref_at_end >= R);
+	assert_non_null(strstr(r.diagnosis, "saturation missing"));
+	/* the same candidate clamped: no saturation finding */
+	for (int i = 0; i < R; i++)
+		f.cand[i * C] = 127 * f.step[i * C];
+	analyse(&f, &r);
+	assert_int_equal(r.cand_beyond, 0);
+	assert_int_equal(r.cand_missed, 0);
+	assert_null(strstr(r.diagnosis, "saturation"));
+}
+
+/* The row scale indexed by column and the column scale by row: exact only on the diagonal. */
+static void test_transposed_scale(void **state)
+{
+	enum { N = 16 };
+	struct quant_spec spec;
+	double rs[N], cs[N], step[N * N], ref[N * N], cand[N * N];
+	struct quant_scale sc[2] = { { "x_scale", rs, N }, { "w_scale", cs, N } };
+	size_t shape[2] = { N, N };
+	struct quant_result r;
+
+	(void)state;
+	rng_state = 10;
+	spec_matmul(&spec);
+	for (int i = 0; i < N; i++) {
+		rs[i] = 0.01 * (1 + 3 * urand());
+		cs[i] = 0.01 * (1 + 3 * urand());
+	}
+	assert_int_equal(quant_step_fill(&spec, shape, 2, sc, 2, step), KBX_OK);
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			double acc = floor(40 + 80 * urand());
+
+			ref[i * N + j] = acc * rs[i] * cs[j];
+			cand[i * N + j] = acc * cs[i] * rs[j];
+		}
+	quant_analyse(&spec, cand, ref, step, shape, 2, &r);
+	assert_non_null(strstr(r.diagnosis, "exact on the diagonal"));
+	assert_non_null(strstr(r.diagnosis, "transposed scale"));
+}
+
+/* Non-finite pairs and a zero step are left out and counted. */
+static void test_skipped(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 11);
+	f.cand[0] = NAN;
+	f.step[1] = 0;
+	f.ref[2] = INFINITY;
+	analyse(&f, &r);
+	assert_int_equal(r.skipped, 3);
+	assert_int_equal(r.n, R * C - 3);
+	for (int e = 0; e < R * C; e++)
+		f.step[e] = 0;
+	analyse(&f, &r);
+	assert_int_equal(r.n, 0);
+	assert_non_null(strstr(r.diagnosis, "no element has a quantization step"));
+}
+
+/* A profile longer than QUANT_PROFILE_CELLS is drawn in cells holding their entries' maximum. */
+static void test_profile_cells(void **state)
+{
+	enum { N = 100 };
+	struct quant_spec spec;
+	double ref[N], cand[N], step[N];
+	size_t shape[1] = { N };
+	struct quant_result r;
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(quant_spec_set(&spec, "output", "y", "t"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "step", "0.5", "t"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "rows", "0 : channel", "t"), KBX_OK);
+	for (int i = 0; i < N; i++) {
+		ref[i] = 0;
+		cand[i] = i == 77 ? 5 : 0; /* 10 steps at channel 77 */
+		step[i] = 0.5;
+	}
+	quant_analyse(&spec, cand, ref, step, shape, 1, &r);
+	assert_int_equal(r.rows.n, N);
+	assert_int_equal(r.rows.ncells, QUANT_PROFILE_CELLS);
+	assert_int_equal(r.cols.n, 0);
+	assert_int_equal(r.rows.nworst, 1);
+	assert_int_equal(r.rows.worst[0], 77);
+	for (int c = 0; c < r.rows.ncells; c++) {
+		int lo = c * N / QUANT_PROFILE_CELLS, hi = (c + 1) * N / QUANT_PROFILE_CELLS;
+
+		assert_true(r.rows.cell_max[c] == (lo <= 77 && 77 < hi ? 10.0f : 0.0f));
+	}
+	assert_non_null(strstr(r.diagnosis, "channel"));
+}
+
+/* The figures travel in the worker's case events: to JSON and back gives the same result, and a
+ * damaged object is refused naming its field. */
+static void test_json_round_trip(void **state)
+{
+	struct fixture f;
+	struct quant_result r, back;
+	json_t *j;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 12);
+	assert_int_equal(quant_spec_set(&f.spec, "quantized", "1", "t"), KBX_OK);
+	for (int i = 0; i < R; i++)
+		f.cand[i * C + 3] = f.ref[i * C + 3] + (1 + i) * f.step[i * C + 3];
+	f.cand[5] = 150 * f.step[5];
+	analyse(&f, &r);
+	j = quant_to_json(&r);
+	assert_non_null(j);
+	/* through text, as the events travel */
+	text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	j = json_loads(text, 0, NULL);
+	free(text);
+	assert_int_equal(quant_from_json(j, &back), KBX_OK);
+	assert_true(back.valid && back.has_saturation);
+	assert_int_equal(back.n, r.n);
+	assert_memory_equal(back.hist, r.hist, sizeof(r.hist));
+	assert_int_equal(back.cand_beyond, r.cand_beyond);
+	assert_int_equal(back.ref_at_end, r.ref_at_end);
+	assert_string_equal(back.diagnosis, r.diagnosis);
+	assert_string_equal(back.rows.name, "row");
+	assert_int_equal(back.rows.ncells, r.rows.ncells);
+	assert_int_equal(back.cols.nworst, r.cols.nworst);
+	assert_true(back.cols.worst[0] == r.cols.worst[0]);
+	assert_true(fabs(back.rows.worst_mean[0] - r.rows.worst_mean[0]) < 1e-12);
+	for (int c = 0; c < r.cols.ncells; c++)
+		assert_true(back.cols.cell_max[c] == r.cols.cell_max[c]);
+	assert_true(back.max_steps == r.max_steps && back.noise == r.noise);
+	json_array_clear(json_object_get(j, "hist"));
+	assert_int_equal(quant_from_json(j, &back), KBX_EPARSE);
+	assert_non_null(strstr(kbx_last_error(), "'hist'"));
+	json_decref(j);
+	/* without saturation there is no saturation object */
+	assert_int_equal(quant_spec_set(&f.spec, "quantized", "0", "t"), KBX_OK);
+	analyse(&f, &r);
+	j = quant_to_json(&r);
+	assert_null(json_object_get(j, "saturation"));
+	assert_int_equal(quant_from_json(j, &back), KBX_OK);
+	assert_false(back.has_saturation);
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step_fill),
+		cmocka_unit_test(test_step_fill_reduced),
+		cmocka_unit_test(test_spec_errors),
+		cmocka_unit_test(test_exact_and_float_rounding),
+		cmocka_unit_test(test_row_scaled),
+		cmocka_unit_test(test_row_scaled_noisy),
+		cmocka_unit_test(test_column_scaled),
+		cmocka_unit_test(test_row_and_column_scaled),
+		cmocka_unit_test(test_one_step_noise),
+		cmocka_unit_test(test_uniform_noise),
+		cmocka_unit_test(test_clamp_missing),
+		cmocka_unit_test(test_transposed_scale),
+		cmocka_unit_test(test_skipped),
+		cmocka_unit_test(test_profile_cells),
+		cmocka_unit_test(test_json_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
