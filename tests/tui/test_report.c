@@ -401,8 +401,8 @@ static void test_diff_parts(void **state)
 	/* Quantization: metrics against the task's thresholds, and evidence */
 	{
 		const struct task *q = catalogue_find(&cat, "Quantization/matmul_w8a8");
-		struct rule rules[2] = { { "int8_storage", RULE_EVIDENCE, NULL, NULL, 0, NULL },
-					 { "clamp_to_range", RULE_EVIDENCE, NULL, NULL, 0, NULL } };
+		struct rule rules[2] = { { .id = "int8_storage", .kind = RULE_EVIDENCE },
+					 { .id = "clamp_to_range", .kind = RULE_EVIDENCE } };
 		struct finding f[2] = { { &rules[0], 3, 1 }, { &rules[1], 9, 1 } };
 
 		assert_non_null(q);
