@@ -120,6 +120,11 @@ void report_category_line(struct doc *d, const char *name, int ntasks, const str
 	doc_pad(d, ROLE_NORMAL, width);
 }
 
+/* The task list shows summaries once the name column can be as wide as the catalogue's longest
+ * name (46 columns; 53 with its category) and leave the summary REPORT_SUMMARY_MIN columns. */
+#define REPORT_SUMMARY_NAMEW(with_category) ((with_category) ? 54 : 47)
+#define REPORT_SUMMARY_MIN 30
+
 void report_task_line(struct doc *d, const struct task *t, const struct task_hist *h, double now,
 		      int show_category, int width)
 {
@@ -128,8 +133,10 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 	char stars[64], result[32], ago[32];
 	char *name = show_category ? xasprintf("%s/%s", t->category, t->name) : xstrdup(t->name);
 
-	/* " ✓ name ... ★★☆☆☆  1.42x   2m ago" */
+	/* " ✓ name ... ★★☆☆☆  1.42x   2m ago", then the summary when the pane has room for it */
 	namew = width - 3 - 7 - 9 - 9;
+	if (namew >= REPORT_SUMMARY_NAMEW(show_category) + 2 + REPORT_SUMMARY_MIN)
+		namew = REPORT_SUMMARY_NAMEW(show_category);
 	if (namew < 8)
 		namew = 8;
 	doc_add(d, ROLE_NORMAL, " ");
@@ -152,6 +159,13 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 		doc_addcol(d, ROLE_DIM, ago, 8, 1);
 	} else {
 		doc_addcol(d, ROLE_DIM, "-", 9, 1);
+		doc_pad(d, ROLE_NORMAL, 3 + namew + 7 + 18);
+	}
+	if (t->summary && width - (3 + namew + 7 + 18) >= REPORT_SUMMARY_MIN + 2) {
+		int room = width - (3 + namew + 7 + 18) - 2;
+
+		doc_add(d, ROLE_NORMAL, "  ");
+		doc_addcol(d, ROLE_DIM, t->summary, room, 0);
 	}
 	doc_pad(d, ROLE_NORMAL, width);
 	free(name);
@@ -619,12 +633,31 @@ static void summary_lines(struct doc *d, const struct run_record *r, int width)
 	}
 }
 
+/* A column as wide as its widest entry plus a gap (never less than its heading's), within
+ * what the other columns leave. */
+static int fit_col(int widest, int heading, int room)
+{
+	int w = (widest > heading ? widest : heading) + 2;
+
+	if (w > room)
+		w = room;
+	return w < 8 ? 8 : w;
+}
+
 void report_results(struct doc *d, const struct run_record *r, const struct task *t, double peak_gbps, int width)
 {
-	int namew = width - 2 - 13 - 9 * 3 - 15 - 1;
+	int namew, sizew, widest = 0;
 
-	if (namew < 10)
-		namew = 10;
+	for (int i = 0; i < r->ncases; i++)
+		if (text_width(r->cases[i].name, (size_t)-1) > widest)
+			widest = text_width(r->cases[i].name, (size_t)-1);
+	namew = fit_col(widest, 4, width - 2 - 13 - 9 * 3 - 15 - 1);
+	widest = 0;
+	for (int i = 0; i < r->nperf; i++)
+		if (r->perf[i].input_size && text_width(r->perf[i].input_size, (size_t)-1) > widest)
+			widest = text_width(r->perf[i].input_size, (size_t)-1);
+	/* the size column starts with a space, and its entries are cut one short of it */
+	sizew = fit_col(widest + 1, 11, width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1);
 	summary_lines(d, r, width);
 	doc_newline(d);
 	doc_addf(d, ROLE_HEADING, "cases (%d)", r->ncases);
@@ -680,10 +713,6 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 				     : "  not timed (needs a GPU and every case passing)");
 		doc_newline(d);
 	} else {
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
-
-		if (sizew < 8)
-			sizew = 8;
 		doc_add(d, ROLE_DIM, "  #");
 		doc_addcol(d, ROLE_DIM, " input size", sizew, 0);
 		doc_addcol(d, ROLE_DIM, "cand ms", 9, 1);
@@ -699,11 +728,8 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 	for (int i = 0; i < r->nperf; i++) {
 		const struct perf_result *p = &r->perf[i];
 		char buf[32];
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
 		double c = p->cand.median;
 
-		if (sizew < 8)
-			sizew = 8;
 		doc_addf(d, p->correct && !p->impossible ? ROLE_NUMBER : ROLE_FAIL, "%3d", p->row);
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_NORMAL, p->input_size ? p->input_size : "", sizew - 1, 0);

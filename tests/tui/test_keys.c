@@ -70,7 +70,10 @@ static void test_lookup(void **state)
 	assert_int_equal(keys_lookup(KS_BROWSER, TK_DOWN), ACT_DOWN);
 	assert_int_equal(keys_lookup(KS_BROWSER, TK_CTRL('n')), ACT_DOWN);
 	assert_int_equal(keys_lookup(KS_BROWSER, '/'), ACT_SEARCH);
-	assert_int_equal(keys_lookup(KS_CAND, '/'), ACT_NONE);
+	assert_int_equal(keys_lookup(KS_CAND, '/'), ACT_FIND);
+	assert_int_equal(keys_lookup(KS_CAND, 'n'), ACT_NEXT_DIAG);
+	assert_int_equal(keys_lookup(KS_LOG, 'n'), ACT_FIND_NEXT);
+	assert_int_equal(keys_lookup(KS_DIFF, '}'), ACT_NEXT_ANY_CASE);
 	/* the same key, different screens */
 	assert_int_equal(keys_lookup(KS_BROWSER, 'd'), ACT_FILTER_DIFF);
 	assert_int_equal(keys_lookup(KS_RESULTS, 'd'), ACT_DIFF);
