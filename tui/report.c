@@ -211,40 +211,43 @@ static void tolerance_lines(struct doc *d, const struct tolerance *tol)
 	doc_newline(d);
 }
 
-static void golden_lines(struct doc *d, const struct golden_info *g)
+/* The golden availability, wrapped at the width: a long device name or note and the list of
+ * tables go on below rather than off the edge. */
+static void golden_lines(struct doc *d, const struct golden_info *g, int width)
 {
+	struct sbuf sb = SBUF_INIT;
+	int role = ROLE_WARN;
+
 	label(d, "golden", 12);
 	if (!g) {
 		doc_add(d, ROLE_DIM, "unknown");
 		doc_newline(d);
 		return;
 	}
-	if (g->gpu) {
-		doc_add(d, ROLE_NORMAL, g->gpu);
-		doc_add(d, ROLE_NORMAL, ": ");
-		if (g->table && g->rows_here > 0)
-			doc_addf(d, ROLE_PASS, "table %s, %d rows for this task", g->table, g->rows_here);
-		else if (g->table)
-			doc_addf(d, ROLE_WARN, "table %s has no rows for this task", g->table);
-		else
-			doc_add(d, ROLE_WARN, "no golden table for this GPU (no speedup vs golden)");
+	if (g->gpu && g->table && g->rows_here > 0) {
+		role = ROLE_PASS;
+		sbuf_addf(&sb, "%s: table %s, %d rows for this task", g->gpu, g->table, g->rows_here);
+	} else if (g->gpu && g->table) {
+		sbuf_addf(&sb, "%s: table %s has no rows for this task", g->gpu, g->table);
+	} else if (g->gpu) {
+		sbuf_addf(&sb, "%s: no golden table for this GPU (no speedup vs golden)", g->gpu);
 	} else {
-		doc_add(d, ROLE_WARN, g->gpu_note ? g->gpu_note : "no CUDA device");
-		doc_add(d, ROLE_DIM, " (speedups vs golden need a GPU with a table)");
+		sbuf_addf(&sb, "%s (speedups vs golden need a GPU with a table)", g->gpu_note ? g->gpu_note : "no CUDA device");
 	}
-	doc_newline(d);
+	doc_wrap(d, role, sb.buf, width, 12);
+	sbuf_reset(&sb);
 	if (g->ntables) {
-		label(d, "", 12);
-		doc_add(d, ROLE_DIM, "tables: ");
+		sbuf_adds(&sb, "tables: ");
 		for (int i = 0; i < g->ntables; i++) {
-			doc_add(d, ROLE_DIM, i ? ", " : "");
 			if (g->rows[i] > 0)
-				doc_addf(d, ROLE_NORMAL, "%s (%d)", g->tables[i], g->rows[i]);
+				sbuf_addf(&sb, "%s%s (%d)", i ? ", " : "", g->tables[i], g->rows[i]);
 			else
-				doc_addf(d, ROLE_DIM, "%s (-)", g->tables[i]);
+				sbuf_addf(&sb, "%s%s (-)", i ? ", " : "", g->tables[i]);
 		}
-		doc_newline(d);
+		label(d, "", 12);
+		doc_wrap(d, ROLE_DIM, sb.buf, width, 12);
 	}
+	sbuf_release(&sb);
 }
 
 static void perf_lines(struct doc *d, const struct task *t, int width)
@@ -384,7 +387,7 @@ void report_task(struct doc *d, const struct task *t, const struct golden_info *
 	doc_newline(d);
 	tolerance_lines(d, &t->tol);
 	perf_lines(d, t, width);
-	golden_lines(d, g);
+	golden_lines(d, g, width);
 	doc_newline(d);
 
 	doc_addf(d, ROLE_HEADING, "cases (%d)", t->ncases);
