@@ -1381,15 +1381,34 @@ void report_history_category(struct doc *d, const struct db_category_stat *st, i
 	doc_pad(d, ROLE_NORMAL, width);
 }
 
+static int history_taskw(int width)
+{
+	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 8 - 1;
+
+	return taskw < 8 ? 8 : taskw;
+}
+
+void report_history_run_header(struct doc *d, int show_task, int width)
+{
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "run", 7, 0);
+	doc_addcol(d, ROLE_DIM, "when", 9, 0);
+	doc_addcol(d, ROLE_DIM, show_task ? "task" : "gpu", history_taskw(width), 0);
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "verdict", 14, 0);
+	doc_addcol(d, ROLE_DIM, "speedup", 8, 1);
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "vs best", 7, 0);
+	doc_addcol(d, ROLE_DIM, "time", 10, 1);
+}
+
 void report_history_run(struct doc *d, const struct db_run_row *r, const struct vsbest *vb, double now, int marked,
 			int show_task, int width)
 {
 	char ago[32], sp[32], ms[32], id[32];
 	const char *slash = strchr(r->task_id, '/');
-	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 8 - 1;
+	int taskw = history_taskw(width);
 
-	if (taskw < 8)
-		taskw = 8;
 	doc_add(d, marked ? ROLE_MARK : ROLE_NORMAL, marked ? "*" : " ");
 	snprintf(id, sizeof(id), "#%lld", r->id);
 	doc_addcol(d, ROLE_DIM, id, 7, 0);
