@@ -158,5 +158,61 @@ expect "no line matches /nothing-here/" "/ works in the compile log"
 keys Q
 expect "EXIT=0" "Q quits"
 
+# ---- the history: column headings, Space says what it did, / in the runs, the All median -----
+rm -f "$tmp/history.db"*
+sed -e 's/"verdict":"wrong"/"verdict":"pass"/g' -e 's/"speedup_ref":-1.0/"speedup_ref":2.0/' \
+	"$srcdir/tests/tui/quant_wrong.jsonl" >"$tmp/events.jsonl"
+start 120x40 "KBX_TUI_WORKER='$srcdir/tests/tui/fake_worker.sh' KBX_FAKE_EVENTS='$tmp/events.jsonl'"
+expect "Categories" "a session with replayed passing runs starts"
+search 'matmul_w8a8'
+keys Enter 1 r
+expect "verdict +pass" "a Quantization run passes at 2x" 30
+sed -e 's/"verdict":"wrong"/"verdict":"pass"/g' -e 's/"speedup_ref":-1.0/"speedup_ref":4.0/' \
+	"$srcdir/tests/tui/quant_wrong.jsonl" >"$tmp/events.jsonl"
+keys q q q
+search '^gelu$'
+keys Enter 1 r
+expect "verdict +pass" "an Activation run passes at 4x" 30
+keys H
+expect "history by category" "H opens the history"
+expect "All .* 4\.00x +3\.00x" "the All row has the median over every category (of 2x and 4x)"
+expect " run +when +gpu +verdict +speedup +vs best +time" "the attempts list has column headings"
+keys Left g Enter
+expect " run +when +task +verdict +speedup +vs best +time" "so does the list of every run"
+expect "runs . all \(2\)" "which lists both runs"
+keys Space
+expect "marked run #2, moved down; mark another to compare \(=\)" "Space marks, moves down and says so"
+keys Space
+expect "marked run #1; = compares the two marked runs" "a second mark says = compares them"
+search 'matmul'
+expect "/matmul/ \(n: next" "/ finds a run in the history"
+keys Q
+expect "EXIT=0" "Q quits"
+
+# ---- themes: t is kept for the next start; NO_COLOR says why t does nothing; TERM=dumb -------
+rm -rf "$tmp/config/kbx"
+start 100x30
+expect "default  \? help" "the default theme at first"
+keys t
+expect "theme [a-z-]+: .* \(kept for next time\)" "t switches the theme and keeps it"
+chosen=$(cat "$tmp/config/kbx/theme" 2>/dev/null)
+if [ -n "$chosen" ] && [ "$chosen" != default ]; then ok "the choice is saved under XDG_CONFIG_HOME ($chosen)"; else no "no theme saved in $tmp/config/kbx/theme"; fi
+keys Q
+start 100x30
+expect "$chosen  \? help" "the next start uses the saved theme"
+keys Q
+start 100x30 "KBX_THEME=default"
+expect "default  \? help" "KBX_THEME still wins over the saved theme"
+keys Q
+start 100x30 "NO_COLOR=1"
+expect "no colour  \? help" "under NO_COLOR the header says there is no colour"
+keys t
+expect "no colours to theme: NO_COLOR is set" "t under NO_COLOR says why it changes nothing"
+refute "16 colours" "and announces no colours"
+keys Q
+start 100x30 "TERM=dumb"
+expect "terminal 'dumb' cannot move the cursor" "TERM=dumb is refused with a message"
+expect "EXIT=2" "with status 2"
+
 echo "1..$n"
 exit $fail
