@@ -179,6 +179,9 @@ static void draw(struct tui *t, struct rect area)
 		snprintf(title, sizeof(title), "runs%s%s (%s%d)", glyphs()->mid,
 			 h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "all", h.more ? "the newest " : "", h.nrows);
 	list_clamp(&h.runs, h.nrows, bi.h);
+	/* at the last run, the line under it says why the list ends there */
+	if (h.more && h.runs.sel == h.nrows - 1 && h.runs.top + bi.h <= h.nrows)
+		h.runs.top = h.nrows + 1 - bi.h;
 	draw_box(bottom, title, h.focus == 1);
 	{
 		struct doc hd;

@@ -189,6 +189,24 @@ expect "/matmul/ \(n: next" "/ finds a run in the history"
 keys Q
 expect "EXIT=0" "Q quits"
 
+# ---- a history longer than the runs list: the list says it stops at 500 ---------------------
+python3 - "$tmp/history.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "uid")]
+names = ", ".join(cols)
+for i in range(500):
+    db.execute("INSERT INTO runs (%s, uid) SELECT %s, 'copy-%d' FROM runs WHERE id = 1" % (names, names, i))
+db.commit()
+PY
+start 120x40
+expect "Categories" "a history of 502 runs opens"
+keys H Left g Enter
+expect "runs . all \(the newest 500\)" "the runs list says it shows the newest 500"
+keys G
+expect "only the newest 500 runs are listed here: kbx history lists them all" "and says so at its end"
+keys Q
+
 # ---- themes: t is kept for the next start; NO_COLOR says why t does nothing; TERM=dumb -------
 rm -rf "$tmp/config/kbx"
 start 100x30
