@@ -1,6 +1,7 @@
 /*
  * The task corpus: every task loads; every case and perf row evaluates; every reference and
- * example compiles with NVRTC and its launch lines parse and name known arguments; every example
+ * example compiles with NVRTC (under `make check-corpus`; `make check` compiles a sample, see
+ * test_sources_compile) and its launch lines parse and name known arguments; every example
  * announces its expected verdict; and the perf rows line up with every golden table that has the
  * task (same count, same input_size in order).
  */
