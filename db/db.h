@@ -131,6 +131,8 @@ struct db_category_stat {
 	int impossible;                         /* runs with verdict impossible_timing, not passes */
 };
 enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, int *n);
+/* The median speedup over every category's passing runs (as in db_category_stat); < 0 none. */
+enum kbx_status db_median_speedup(struct db *db, double *out);
 
 struct db_task_stat {
 	char task_id[160];

@@ -164,6 +164,30 @@ enum kbx_status db_category_stats(struct db *db, struct db_category_stat **out, 
 	return KBX_OK;
 }
 
+enum kbx_status db_median_speedup(struct db *db, double *out)
+{
+	double *xs = NULL;
+	size_t cap = 0;
+	int nx = 0, rc;
+	sqlite3_stmt *st;
+	enum kbx_status ret;
+
+	*out = -1.0;
+	ret = prepare(db, "SELECT " RUN_SPEEDUP " FROM runs WHERE verdict = 'pass' AND " RUN_SPEEDUP " IS NOT NULL",
+		      &st, "median speedup");
+	if (ret != KBX_OK)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(xs, nx + 1, cap);
+		xs[nx++] = sqlite3_column_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		*out = median(xs, nx);
+	free(xs);
+	return rc == SQLITE_DONE ? KBX_OK : db_error(db, "median speedup");
+}
+
 /* --- per task ------------------------------------------------------------------------------ */
 
 enum kbx_status db_task_stats(struct db *db, const char *category, struct db_task_stat **out, int *n)

@@ -191,8 +191,9 @@ static void search_accept(struct tui *t, const char *text)
 		rebuild(t);
 	}
 	if (*text && !b.nvisible)
-		tui_message(t, ROLE_MESSAGE, "no task matches /%s/ here%s", text,
-			    b.cats.sel ? " (the All category searches every task)" : "");
+		tui_message(t, ROLE_MESSAGE, "no task name matches /%s/%s", text,
+			    b.cats.sel ? " here (the All category searches every task)"
+			    : text[0] == '?' ? "" : " (/?text searches the summaries too)");
 	if (b.nvisible)
 		b.focus = 1;
 }
@@ -202,6 +203,32 @@ static void search_cancel(struct tui *t, const char *text)
 	(void)text;
 	search_set(&b.search, b.saved);
 	rebuild(t);
+}
+
+/* n and N: the search narrows the list to its matches, so they step through the list, wrapping
+ * around its ends as less does. */
+static unsigned next_match(struct tui *t, int dir)
+{
+	int rows = b.rows > 0 ? b.rows : 10;
+
+	if (!search_active(&b.search)) {
+		tui_message(t, ROLE_MESSAGE, "no search: / shows the tasks whose name matches");
+		return R_HANDLED;
+	}
+	if (!b.nvisible) {
+		tui_message(t, ROLE_MESSAGE, "no task matches the search");
+		return R_HANDLED;
+	}
+	b.focus = 1;
+	if (b.tasks.sel + dir >= b.nvisible || b.tasks.sel + dir < 0) {
+		b.tasks.sel = dir > 0 ? 0 : b.nvisible - 1;
+		tui_message(t, ROLE_MESSAGE, "search wrapped to the %s", dir > 0 ? "top" : "bottom");
+	} else {
+		b.tasks.sel += dir;
+	}
+	list_clamp(&b.tasks, b.nvisible, rows);
+	rebuild(t);
+	return R_HANDLED;
 }
 
 static unsigned key(struct tui *t, enum action a, int k)
@@ -234,6 +261,10 @@ static unsigned key(struct tui *t, enum action a, int k)
 			return R_HANDLED;
 		t->task = b.visible[b.tasks.sel];
 		return tui_open(t, SCR_TASK);
+	case ACT_FIND_NEXT:
+		return next_match(t, 1);
+	case ACT_FIND_PREV:
+		return next_match(t, -1);
 	case ACT_SEARCH:
 		snprintf(b.saved, sizeof(b.saved), "%s", b.search.pattern);
 		prompt_open(t, "/", "", 0, search_accept, search_change, search_cancel);

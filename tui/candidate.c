@@ -14,6 +14,7 @@
 #include "draw.h"
 #include "docview.h"
 #include "drafts.h"
+#include "find.h"
 #include "syntax.h"
 #include "ui.h"
 
@@ -252,12 +253,28 @@ static void draw(struct tui *t, struct rect area)
 	doc_free(&d);
 }
 
+/* A line number past the end goes to the last line, as in vi and less. */
 static void goto_accept(struct tui *t, const char *text)
 {
-	int line = atoi(text);
+	char *end;
+	long line = strtol(text, &end, 10);
+	int last = 0;
 
-	if (line <= 0 || !docview_select_tag(&s.v, line))
-		tui_message(t, ROLE_ERRMSG, "no line '%s'", text);
+	while (*end == ' ')
+		end++;
+	if (!*text || *end || line <= 0) {
+		tui_message(t, ROLE_ERRMSG, "not a line number: '%s'", text);
+		return;
+	}
+	for (int i = 0; i < s.v.doc.n; i++)
+		if (s.v.doc.lines[i].tag > last)
+			last = s.v.doc.lines[i].tag;
+	if (line > last) {
+		docview_select_tag(&s.v, last);
+		tui_message(t, ROLE_MESSAGE, "line %ld is past the end: at the last line, %d", line, last);
+		return;
+	}
+	docview_select_tag(&s.v, (int)line);
 }
 
 /* path (expanded) gets the candidate; it is then saved: no longer a draft */
@@ -318,7 +335,7 @@ static void next_diag(struct tui *t, int dir)
 {
 	struct candidate *c = tui_candidate(t);
 	const struct compile_result *cr = diags_for(t, c);
-	int cur = docview_tag(&s.v), best = -1, n;
+	int cur = docview_tag(&s.v), best = -1, wrap = -1, n;
 
 	if (!c || !c->source)
 		return;
@@ -332,15 +349,24 @@ static void next_diag(struct tui *t, int dir)
 			l = c->findings[i - (cr ? cr->ndiags : 0)].line;
 		else
 			l = c->static_line;
-		if (l <= 0 || (dir > 0 ? l <= cur : l >= cur))
+		if (l <= 0)
+			continue;
+		/* the first one from the other end, should nothing follow in this direction */
+		if (wrap < 0 || (dir > 0 ? l < wrap : l > wrap))
+			wrap = l;
+		if (dir > 0 ? l <= cur : l >= cur)
 			continue;
 		if (best < 0 || (dir > 0 ? l < best : l > best))
 			best = l;
 	}
-	if (best < 0)
-		tui_message(t, ROLE_MESSAGE, "no %s diagnostic or finding", dir > 0 ? "next" : "previous");
-	else
+	if (best < 0 && wrap < 0) {
+		tui_message(t, ROLE_MESSAGE, "no diagnostic or finding");
+	} else if (best < 0) {
+		docview_select_tag(&s.v, wrap);
+		tui_message(t, ROLE_MESSAGE, "wrapped to the %s diagnostic or finding, line %d", dir > 0 ? "first" : "last", wrap);
+	} else {
 		docview_select_tag(&s.v, best);
+	}
 }
 
 static unsigned key(struct tui *t, enum action a, int k)
@@ -363,16 +389,23 @@ static unsigned key(struct tui *t, enum action a, int k)
 		prompt_open(t, "write to: ", c->path ? c->path : "", 1, write_accept, NULL, NULL);
 		return R_HANDLED;
 	case ACT_NEXT_DIAG:
-		next_diag(t, 1);
-		return R_HANDLED;
 	case ACT_PREV_DIAG:
-		next_diag(t, -1);
+		/* after a / search, n and N go through its matches, as everywhere else */
+		if (find_active(t))
+			return find_key(t, a == ACT_NEXT_DIAG ? ACT_FIND_NEXT : ACT_FIND_PREV);
+		next_diag(t, a == ACT_NEXT_DIAG ? 1 : -1);
 		return R_HANDLED;
 	case ACT_OPEN:
 		return R_HANDLED;
 	default:
 		return 0;
 	}
+}
+
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
 }
 
 static const enum action hints[] = {
@@ -387,4 +420,5 @@ const struct screen_ops candidate_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

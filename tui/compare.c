@@ -76,6 +76,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	return docview_key(&s.v, a) ? R_HANDLED : 0;
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_DOWN, ACT_UP, ACT_PGDN, ACT_RIGHT, ACT_BACK, ACT_NONE,
 };
@@ -88,4 +94,5 @@ const struct screen_ops compare_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

@@ -96,6 +96,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	return 0;
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_JUMP, ACT_DOWN, ACT_UP, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE,
 };
@@ -108,4 +114,5 @@ const struct screen_ops log_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

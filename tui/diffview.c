@@ -130,20 +130,38 @@ static void draw(struct tui *t, struct rect area)
 	doc_free(&d);
 }
 
-static void step_case(struct tui *t, int dir)
+/* The next case with outputs in direction dir, failing ones only unless all; wraps around the
+ * ends and says so. */
+static void step_case(struct tui *t, int dir, int all)
 {
 	const struct run_record *r = t->view;
+	int n, wrapped = 0;
 
-	if (!r)
+	if (!r || !(n = r->ncases))
 		return;
-	for (int i = t->view_case + dir; i >= 0 && i < r->ncases; i += dir) {
-		if (r->cases[i].noutputs) {
-			t->view_case = i;
-			t->view_output = 0;
-			return;
+	for (int k = 1; k <= n; k++) {
+		int i = t->view_case + k * dir;
+		const struct case_result *c;
+
+		if (i >= n || i < 0) {
+			wrapped = 1;
+			i = ((i % n) + n) % n;
 		}
+		c = &r->cases[i];
+		if (!c->noutputs || (!all && c->verdict == V_PASS))
+			continue;
+		if (i == t->view_case)
+			break;
+		t->view_case = i;
+		t->view_output = 0;
+		if (wrapped)
+			tui_message(t, ROLE_MESSAGE, "wrapped to the %s %scase", dir > 0 ? "first" : "last", all ? "" : "failing ");
+		return;
 	}
-	tui_message(t, ROLE_MESSAGE, "no %s case with outputs", dir > 0 ? "next" : "previous");
+	if (all)
+		tui_message(t, ROLE_MESSAGE, "no other case with outputs");
+	else
+		tui_message(t, ROLE_MESSAGE, "no other failing case (} and { step through every case)");
 }
 
 static unsigned key(struct tui *t, enum action a, int k)
@@ -155,10 +173,16 @@ static unsigned key(struct tui *t, enum action a, int k)
 		return R_HANDLED;
 	switch (a) {
 	case ACT_NEXT_CASE:
-		step_case(t, 1);
+		step_case(t, 1, 0);
 		return R_HANDLED;
 	case ACT_PREV_CASE:
-		step_case(t, -1);
+		step_case(t, -1, 0);
+		return R_HANDLED;
+	case ACT_NEXT_ANY_CASE:
+		step_case(t, 1, 1);
+		return R_HANDLED;
+	case ACT_PREV_ANY_CASE:
+		step_case(t, -1, 1);
 		return R_HANDLED;
 	case ACT_NEXT_OUTPUT:
 		if (c && c->noutputs > 1)
@@ -169,6 +193,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	default:
 		return 0;
 	}
+}
+
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.worst, se, dir, again, wrapped);
 }
 
 static const enum action hints[] = {
@@ -183,4 +213,5 @@ const struct screen_ops diff_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

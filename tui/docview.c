@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "draw.h"
+#include "find.h"
+#include "model.h"
 
 void docview_init(struct docview *v, int selectable)
 {
@@ -187,6 +189,41 @@ int docview_select_tag(struct docview *v, int tag)
 
 		list_clamp(&lv, v->doc.n, v->rows);
 		v->top = lv.top;
+	}
+	return 1;
+}
+
+struct find_ctx {
+	const struct docview *v;
+	const struct search *s;
+	int tagged_only;
+};
+
+static int line_matches(void *ctx, int i)
+{
+	const struct find_ctx *f = ctx;
+
+	if (f->tagged_only && !tagged(f->v, i))
+		return 0;
+	return search_text(f->s, doc_text(&f->v->doc, i));
+}
+
+int docview_find(struct docview *v, const struct search *s, int dir, int again, int *wrapped)
+{
+	struct find_ctx f = { v, s, v->selectable && any_tagged(v) };
+	int i = find_row(v->doc.n, f.tagged_only ? v->sel : v->top, dir, again, line_matches, &f, wrapped);
+
+	if (i < 0)
+		return 0;
+	if (f.tagged_only) {
+		struct listview lv = { i, v->top };
+
+		v->sel = i;
+		list_clamp(&lv, v->doc.n, v->rows);
+		v->top = lv.top;
+	} else {
+		v->top = i;
+		docview_clamp(v, v->rows);
 	}
 	return 1;
 }

@@ -33,4 +33,10 @@ int docview_tag(const struct docview *v);
 /* Select the first line with this tag; returns 1 when found. */
 int docview_select_tag(struct docview *v, int tag);
 
+struct search;
+/* Move to the next line matching s (find.h's rules: dir 1 or -1, again to start past the current
+ * line, *wrapped set when it went round): the selection moves over selectable lines, else the
+ * line scrolls to the top. Returns 1 when a line matched. */
+int docview_find(struct docview *v, const struct search *s, int dir, int again, int *wrapped);
+
 #endif

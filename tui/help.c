@@ -53,6 +53,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	return docview_key(&s.v, a) ? R_HANDLED : 0;
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_DOWN, ACT_UP, ACT_PGDN, ACT_TOP, ACT_THEME, ACT_BACK, ACT_NONE,
 };
@@ -65,4 +71,5 @@ const struct screen_ops help_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

@@ -10,6 +10,7 @@
 
 #include "../core/util.h"
 #include "draw.h"
+#include "find.h"
 #include "ui.h"
 
 #define NSPARK TUI_NSERIES
@@ -23,6 +24,8 @@ static struct {
 	struct vsbest *vb;              /* rows[i] against the best attempt before it */
 	int nrows;
 	int loaded_cat, loaded_task;    /* what rows holds */
+	int more;                       /* the history has more runs than RUNS_LIMIT here */
+	double all_median;              /* the All row's median speedup, < 0 none */
 	long long marks[2];
 	int rows_h;
 } h;
@@ -47,8 +50,14 @@ static void load_rows(struct tui *t)
 		task = t->cat->tasks[t->history_task]->id;
 	else if (h.cats.sel > 0)
 		cat = t->model.cats[h.cats.sel - 1].name;
-	if (t->db && db_runs_list(t->db, cat, task, task ? 0 : RUNS_LIMIT, &h.rows, &h.nrows) != KBX_OK)
+	/* one more than shown, to know whether there are more */
+	if (t->db && db_runs_list(t->db, cat, task, task ? 0 : RUNS_LIMIT + 1, &h.rows, &h.nrows) != KBX_OK)
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
+	h.more = !task && h.nrows > RUNS_LIMIT;
+	if (h.more)
+		h.nrows = RUNS_LIMIT;
+	if (t->db && db_median_speedup(t->db, &h.all_median) != KBX_OK)
+		h.all_median = -1;
 	/* loaded with the rows, not per frame: it reads the timings of every task listed */
 	h.vb = xcalloc((size_t)(h.nrows > 0 ? h.nrows : 1), sizeof(*h.vb));
 	if (t->db && vsbest_for_runs(t->db, h.rows, h.nrows, h.vb) != KBX_OK)
@@ -89,7 +98,7 @@ static int marked(long long id)
 static void draw(struct tui *t, struct rect area)
 {
 	const struct model *m = &t->model;
-	struct rect top, bottom, ti, bi, head;
+	struct rect top, bottom, ti, bi, head, runs_head;
 	struct doc d;
 	struct db_category_stat all;
 	char title[256];
@@ -101,6 +110,7 @@ static void draw(struct tui *t, struct rect area)
 	ti = layout_inner(top);
 	bi = layout_inner(bottom);
 	layout_vsplit(ti, 1, 1, &head, &ti);
+	layout_vsplit(bi, 1, 1, &runs_head, &bi);
 	h.rows_h = bi.h;
 	if (h.loaded_cat != h.cats.sel || h.loaded_task != t->history_task)
 		load_rows(t);
@@ -108,7 +118,8 @@ static void draw(struct tui *t, struct rect area)
 	doc_init(&d);
 	memset(&all, 0, sizeof(all));
 	snprintf(all.category, sizeof(all.category), "All");
-	all.best_speedup = all.median_speedup = -1;
+	all.best_speedup = -1;
+	all.median_speedup = h.all_median;
 	for (int i = 0; i < m->ncats; i++) {
 		all.attempts += m->cats[i].stat.attempts;
 		all.passes += m->cats[i].stat.passes;
@@ -156,15 +167,30 @@ static void draw(struct tui *t, struct rect area)
 		doc_add(&d, ROLE_DIM, " no runs yet");
 		doc_newline(&d);
 	}
+	if (h.more) {
+		doc_addf(&d, ROLE_DIM, " only the newest %d runs are listed here: kbx history%s%s lists them all",
+			 RUNS_LIMIT, h.cats.sel > 0 ? " --category " : "", h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "");
+		doc_newline(&d);
+	}
 	if (t->history_task >= 0)
 		snprintf(title, sizeof(title), "every attempt at %s (%d)%sa: the category's runs",
 			 t->cat->tasks[t->history_task]->id, h.nrows, glyphs()->mid);
 	else
-		snprintf(title, sizeof(title), "runs%s%s (%d%s)", glyphs()->mid,
-			 h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "all", h.nrows,
-			 h.nrows == RUNS_LIMIT ? ", newest" : "");
+		snprintf(title, sizeof(title), "runs%s%s (%s%d)", glyphs()->mid,
+			 h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "all", h.more ? "the newest " : "", h.nrows);
 	list_clamp(&h.runs, h.nrows, bi.h);
+	/* at the last run, the line under it says why the list ends there */
+	if (h.more && h.runs.sel == h.nrows - 1 && h.runs.top + bi.h <= h.nrows)
+		h.runs.top = h.nrows + 1 - bi.h;
 	draw_box(bottom, title, h.focus == 1);
+	{
+		struct doc hd;
+
+		doc_init(&hd);
+		report_history_run_header(&hd, t->history_task < 0, bi.w);
+		draw_doc(runs_head, &hd, 0, -1, 0, 0);
+		doc_free(&hd);
+	}
 	draw_doc(bi, &d, h.runs.top, h.nrows ? h.runs.sel : -1, h.focus == 1, 0);
 	doc_free(&d);
 }
@@ -300,6 +326,10 @@ static unsigned key(struct tui *t, enum action a, int k)
 				h.marks[1] = id;
 			else
 				h.marks[0] = h.marks[1], h.marks[1] = id;
+			/* as in mutt and tig: mark, then on to the next line, and say both */
+			tui_message(t, ROLE_MESSAGE, "%s run #%lld%s; %s", marked(id) ? "marked" : "unmarked", id,
+				    h.runs.sel + 1 < h.nrows ? ", moved down" : "",
+				    h.marks[0] && h.marks[1] ? "= compares the two marked runs" : "mark another to compare (=)");
 			list_move(&h.runs, 1, h.nrows, h.rows_h);
 		}
 		return R_HANDLED;
@@ -323,6 +353,38 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
+struct find_ctx {
+	struct tui *t;
+	const struct search *s;
+};
+
+static int run_matches(void *ctx, int i)
+{
+	struct find_ctx *f = ctx;
+	struct doc d;
+	int hit;
+
+	doc_init(&d);
+	report_history_run(&d, &h.rows[i], &h.vb[i], f->t->now, 0, f->t->history_task < 0, 200);
+	hit = search_text(f->s, doc_text(&d, 0));
+	doc_free(&d);
+	return hit;
+}
+
+/* / n N: over the runs (task, verdict, gpu as listed) */
+static int find(struct tui *t, const struct search *s, int dir, int again, int *wrapped)
+{
+	struct find_ctx f = { t, s };
+	int i = find_row(h.nrows, h.runs.sel, dir, again, run_matches, &f, wrapped);
+
+	if (i < 0)
+		return 0;
+	h.focus = 1;
+	h.runs.sel = i;
+	list_clamp(&h.runs, h.nrows, h.rows_h);
+	return 1;
+}
+
 static const enum action hints[] = {
 	ACT_OPEN, ACT_MARK, ACT_COMPARE, ACT_SCOPE, ACT_USE_SOURCE, ACT_NEXT_PANE, ACT_BACK, ACT_NONE,
 };
@@ -335,4 +397,5 @@ const struct screen_ops history_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

@@ -77,20 +77,25 @@ enum key_scope {
 	X(ACT_NEXT_PANE, KS_LIST, "Tab", "pane", "next pane") \
 	X(ACT_PREV_PANE, KS_LIST, "S-Tab", "pane", "previous pane") \
 	X(ACT_OPEN, KS_LIST, "Enter", "open", "open the selected item") \
-	X(ACT_SEARCH, KS_BROWSER, "/", "search", "search names and summaries (PCRE2; smart case)") \
+	X(ACT_FIND, KS_LIST, "/", "search", "search this view's lines (PCRE2; smart case; empty: clear)") \
+	X(ACT_FIND_NEXT, KS_LIST, "n", "next match", "next match of the search (wraps around)") \
+	X(ACT_FIND_PREV, KS_LIST, "N", "prev match", "previous match of the search (wraps around)") \
+	X(ACT_SEARCH, KS_BROWSER, "/", "search", "show tasks whose name matches (PCRE2; smart case; ?text: summaries too)") \
 	X(ACT_FILTER_DIFF, KS_BROWSER, "d", "difficulty", "filter by difficulty (cycles any, 1..5)") \
 	X(ACT_FILTER_VERDICT, KS_BROWSER, "f", "verdict", "filter by last verdict (any, untried, passing, failing)") \
 	X(ACT_CLEAR_FILTERS, KS_BROWSER, "F", "clear", "clear the search and the filters") \
 	X(ACT_EXAMPLE, KS_TASK, "1-9", "example", "load example N as the candidate") \
 	X(ACT_RUN_REF, KS_TASK, "R", "run reference", "run the reference itself as the candidate") \
 	X(ACT_GOTO_LINE, KS_CAND, ":", "line", "go to a line") \
-	X(ACT_NEXT_DIAG, KS_CAND, "n", "next diag", "next line with a diagnostic or finding") \
-	X(ACT_PREV_DIAG, KS_CAND, "N", "prev diag", "previous line with a diagnostic or finding") \
+	X(ACT_NEXT_DIAG, KS_CAND, "n", "next diag", "next line with a diagnostic or finding (wraps; after a / search: the next match)") \
+	X(ACT_PREV_DIAG, KS_CAND, "N", "prev diag", "previous line with a diagnostic or finding (wraps; after a / search: the previous match)") \
 	X(ACT_WRITE, KS_CAND, "w", "write", "write the candidate to a file") \
 	X(ACT_DIFF, KS_RESULTS, "d", "diff", "diff of the selected case: worst elements, heatmap, histogram") \
 	X(ACT_SANITIZE, KS_RESULTS, "S", "sanitize", "racecheck and initcheck on one case, then run again") \
-	X(ACT_NEXT_CASE, KS_DIFF, "]", "next case", "next case") \
-	X(ACT_PREV_CASE, KS_DIFF, "[", "prev case", "previous case") \
+	X(ACT_NEXT_CASE, KS_DIFF, "]", "next failing", "next failing case (wraps around)") \
+	X(ACT_PREV_CASE, KS_DIFF, "[", "prev failing", "previous failing case (wraps around)") \
+	X(ACT_NEXT_ANY_CASE, KS_DIFF, "}", "next case", "next case, passing or not") \
+	X(ACT_PREV_ANY_CASE, KS_DIFF, "{", "prev case", "previous case, passing or not") \
 	X(ACT_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case") \
 	X(ACT_JUMP, KS_LOG, "Enter", "jump", "jump to the diagnostic's line in the candidate") \
 	X(ACT_MARK, KS_HISTORY, "Space", "mark", "mark an attempt (mark two to compare them)") \

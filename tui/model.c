@@ -196,8 +196,9 @@ enum kbx_status search_set(struct search *s, const char *pattern)
 {
 	uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
 	pcre2_code *re;
-	int err, caps = 0;
+	int err, caps = 0, summaries = pattern[0] == '?';
 	PCRE2_SIZE off;
+	const char *typed = pattern;
 
 	if (strlen(pattern) >= sizeof(s->pattern))
 		return kbx_error(KBX_EINVAL, "pattern too long (at most %zu characters)", sizeof(s->pattern) - 1);
@@ -210,6 +211,9 @@ enum kbx_status search_set(struct search *s, const char *pattern)
 		s->vf = vf;
 		return KBX_OK;
 	}
+	/* '?' is no pattern's start in PCRE2 (a quantifier of nothing): it asks for summaries too */
+	if (summaries)
+		pattern++;
 	/* smart case, as in less and vim: a capital letter makes the search case-sensitive;
 	 * escapes like \S or \W do not count as capitals */
 	for (const char *p = pattern; *p; p++) {
@@ -233,7 +237,8 @@ enum kbx_status search_set(struct search *s, const char *pattern)
 	pcre2_code_free(s->re);
 	s->re = re;
 	s->md = pcre2_match_data_create_from_pattern(re, NULL);
-	snprintf(s->pattern, sizeof(s->pattern), "%s", pattern);
+	s->summaries = summaries;
+	snprintf(s->pattern, sizeof(s->pattern), "%s", typed);
 	return KBX_OK;
 }
 
@@ -277,5 +282,5 @@ int search_task(const struct search *s, const struct task *t, const struct task_
 	}
 	if (!s->re)
 		return 1;
-	return search_text(s, t->id) || search_text(s, t->summary);
+	return search_text(s, t->name) || search_text(s, t->id) || (s->summaries && search_text(s, t->summary));
 }

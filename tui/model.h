@@ -6,9 +6,9 @@
  * passes, last verdict, best speedup). model_load_history fills that with two queries
  * (db_category_stats, db_task_stats) so that the browser can show it at once.
  *
- * The browser's search and filters live here too: a PCRE2 pattern over names and summaries
- * (smart case: case-insensitive unless the pattern has a capital), a difficulty and a verdict
- * filter.
+ * The browser's search and filters live here too: a PCRE2 pattern over task names (smart case:
+ * case-insensitive unless the pattern has a capital; "?pattern" matches summaries too), a
+ * difficulty and a verdict filter. The same pattern type serves /, n and N in the views (find.h).
  */
 #ifndef KBX_TUI_MODEL_H
 #define KBX_TUI_MODEL_H
@@ -80,7 +80,8 @@ enum verdict_filter {
 struct search {
 	void *re;                       /* pcre2_code, NULL when no pattern */
 	void *md;
-	char pattern[256];
+	char pattern[256];              /* as typed, with its leading '?' */
+	int summaries;                  /* the pattern began with '?': tasks' summaries match too */
 	int difficulty;                 /* 0 = any */
 	enum verdict_filter vf;
 };
@@ -94,7 +95,9 @@ enum kbx_status search_set(struct search *s, const char *pattern);
 /* 1 when any of search, difficulty or verdict filter is set. */
 int search_active(const struct search *s);
 int search_text(const struct search *s, const char *text);
-/* Does the task pass the pattern (on its name, id or summary) and both filters? */
+/* Does the task pass the pattern and both filters? The pattern is tried on the name ("gelu")
+ * and on the id ("Activation/gelu"), each on its own so that ^ and $ anchor either; with
+ * summaries, on the summary as well. */
 int search_task(const struct search *s, const struct task *t, const struct task_hist *h);
 
 #endif

@@ -121,6 +121,11 @@ void report_category_line(struct doc *d, const char *name, int ntasks, const str
 	doc_pad(d, ROLE_NORMAL, width);
 }
 
+/* The task list shows summaries once the name column can be as wide as the catalogue's longest
+ * name (46 columns; 53 with its category) and leave the summary REPORT_SUMMARY_MIN columns. */
+#define REPORT_SUMMARY_NAMEW(with_category) ((with_category) ? 54 : 47)
+#define REPORT_SUMMARY_MIN 30
+
 void report_task_line(struct doc *d, const struct task *t, const struct task_hist *h, double now,
 		      int show_category, int width)
 {
@@ -129,8 +134,10 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 	char stars[64], result[32], ago[32];
 	char *name = show_category ? xasprintf("%s/%s", t->category, t->name) : xstrdup(t->name);
 
-	/* " ✓ name ... ★★☆☆☆  1.42x   2m ago" */
+	/* " ✓ name ... ★★☆☆☆  1.42x   2m ago", then the summary when the pane has room for it */
 	namew = width - 3 - 7 - 9 - 9;
+	if (namew >= REPORT_SUMMARY_NAMEW(show_category) + 2 + REPORT_SUMMARY_MIN)
+		namew = REPORT_SUMMARY_NAMEW(show_category);
 	if (namew < 8)
 		namew = 8;
 	doc_add(d, ROLE_NORMAL, " ");
@@ -153,6 +160,13 @@ void report_task_line(struct doc *d, const struct task *t, const struct task_his
 		doc_addcol(d, ROLE_DIM, ago, 8, 1);
 	} else {
 		doc_addcol(d, ROLE_DIM, "-", 9, 1);
+		doc_pad(d, ROLE_NORMAL, 3 + namew + 7 + 18);
+	}
+	if (t->summary && width - (3 + namew + 7 + 18) >= REPORT_SUMMARY_MIN + 2) {
+		int room = width - (3 + namew + 7 + 18) - 2;
+
+		doc_add(d, ROLE_NORMAL, "  ");
+		doc_addcol(d, ROLE_DIM, t->summary, room, 0);
 	}
 	doc_pad(d, ROLE_NORMAL, width);
 	free(name);
@@ -198,40 +212,43 @@ static void tolerance_lines(struct doc *d, const struct tolerance *tol)
 	doc_newline(d);
 }
 
-static void golden_lines(struct doc *d, const struct golden_info *g)
+/* The golden availability, wrapped at the width: a long device name or note and the list of
+ * tables go on below rather than off the edge. */
+static void golden_lines(struct doc *d, const struct golden_info *g, int width)
 {
+	struct sbuf sb = SBUF_INIT;
+	int role = ROLE_WARN;
+
 	label(d, "golden", 12);
 	if (!g) {
 		doc_add(d, ROLE_DIM, "unknown");
 		doc_newline(d);
 		return;
 	}
-	if (g->gpu) {
-		doc_add(d, ROLE_NORMAL, g->gpu);
-		doc_add(d, ROLE_NORMAL, ": ");
-		if (g->table && g->rows_here > 0)
-			doc_addf(d, ROLE_PASS, "table %s, %d rows for this task", g->table, g->rows_here);
-		else if (g->table)
-			doc_addf(d, ROLE_WARN, "table %s has no rows for this task", g->table);
-		else
-			doc_add(d, ROLE_WARN, "no golden table for this GPU (no speedup vs golden)");
+	if (g->gpu && g->table && g->rows_here > 0) {
+		role = ROLE_PASS;
+		sbuf_addf(&sb, "%s: table %s, %d rows for this task", g->gpu, g->table, g->rows_here);
+	} else if (g->gpu && g->table) {
+		sbuf_addf(&sb, "%s: table %s has no rows for this task", g->gpu, g->table);
+	} else if (g->gpu) {
+		sbuf_addf(&sb, "%s: no golden table for this GPU (no speedup vs golden)", g->gpu);
 	} else {
-		doc_add(d, ROLE_WARN, g->gpu_note ? g->gpu_note : "no CUDA device");
-		doc_add(d, ROLE_DIM, " (speedups vs golden need a GPU with a table)");
+		sbuf_addf(&sb, "%s (speedups vs golden need a GPU with a table)", g->gpu_note ? g->gpu_note : "no CUDA device");
 	}
-	doc_newline(d);
+	doc_wrap(d, role, sb.buf, width, 12);
+	sbuf_reset(&sb);
 	if (g->ntables) {
-		label(d, "", 12);
-		doc_add(d, ROLE_DIM, "tables: ");
+		sbuf_adds(&sb, "tables: ");
 		for (int i = 0; i < g->ntables; i++) {
-			doc_add(d, ROLE_DIM, i ? ", " : "");
 			if (g->rows[i] > 0)
-				doc_addf(d, ROLE_NORMAL, "%s (%d)", g->tables[i], g->rows[i]);
+				sbuf_addf(&sb, "%s%s (%d)", i ? ", " : "", g->tables[i], g->rows[i]);
 			else
-				doc_addf(d, ROLE_DIM, "%s (-)", g->tables[i]);
+				sbuf_addf(&sb, "%s%s (-)", i ? ", " : "", g->tables[i]);
 		}
-		doc_newline(d);
+		label(d, "", 12);
+		doc_wrap(d, ROLE_DIM, sb.buf, width, 12);
 	}
+	sbuf_release(&sb);
 }
 
 static void perf_lines(struct doc *d, const struct task *t, int width)
@@ -371,7 +388,7 @@ void report_task(struct doc *d, const struct task *t, const struct golden_info *
 	doc_newline(d);
 	tolerance_lines(d, &t->tol);
 	perf_lines(d, t, width);
-	golden_lines(d, g);
+	golden_lines(d, g, width);
 	doc_newline(d);
 
 	doc_addf(d, ROLE_HEADING, "cases (%d)", t->ncases);
@@ -620,12 +637,31 @@ static void summary_lines(struct doc *d, const struct run_record *r, int width)
 	}
 }
 
+/* A column as wide as its widest entry plus a gap (never less than its heading's), within
+ * what the other columns leave. */
+static int fit_col(int widest, int heading, int room)
+{
+	int w = (widest > heading ? widest : heading) + 2;
+
+	if (w > room)
+		w = room;
+	return w < 8 ? 8 : w;
+}
+
 void report_results(struct doc *d, const struct run_record *r, const struct task *t, double peak_gbps, int width)
 {
-	int namew = width - 2 - 13 - 9 * 3 - 15 - 1;
+	int namew, sizew, widest = 0;
 
-	if (namew < 10)
-		namew = 10;
+	for (int i = 0; i < r->ncases; i++)
+		if (text_width(r->cases[i].name, (size_t)-1) > widest)
+			widest = text_width(r->cases[i].name, (size_t)-1);
+	namew = fit_col(widest, 4, width - 2 - 13 - 9 * 3 - 15 - 1);
+	widest = 0;
+	for (int i = 0; i < r->nperf; i++)
+		if (r->perf[i].input_size && text_width(r->perf[i].input_size, (size_t)-1) > widest)
+			widest = text_width(r->perf[i].input_size, (size_t)-1);
+	/* the size column starts with a space, and its entries are cut one short of it */
+	sizew = fit_col(widest + 1, 11, width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1);
 	summary_lines(d, r, width);
 	doc_newline(d);
 	doc_addf(d, ROLE_HEADING, "cases (%d)", r->ncases);
@@ -681,10 +717,6 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 				     : "  not timed (needs a GPU and every case passing)");
 		doc_newline(d);
 	} else {
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
-
-		if (sizew < 8)
-			sizew = 8;
 		doc_add(d, ROLE_DIM, "  #");
 		doc_addcol(d, ROLE_DIM, " input size", sizew, 0);
 		doc_addcol(d, ROLE_DIM, "cand ms", 9, 1);
@@ -700,11 +732,8 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 	for (int i = 0; i < r->nperf; i++) {
 		const struct perf_result *p = &r->perf[i];
 		char buf[32];
-		int sizew = width - 3 - 9 * 3 - 7 * 2 - 8 - 9 - 6 - 1;
 		double c = p->cand.median;
 
-		if (sizew < 8)
-			sizew = 8;
 		doc_addf(d, p->correct && !p->impossible ? ROLE_NUMBER : ROLE_FAIL, "%3d", p->row);
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_NORMAL, p->input_size ? p->input_size : "", sizew - 1, 0);
@@ -1438,15 +1467,34 @@ void report_history_category(struct doc *d, const struct db_category_stat *st, i
 	doc_pad(d, ROLE_NORMAL, width);
 }
 
+static int history_taskw(int width)
+{
+	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 8 - 1;
+
+	return taskw < 8 ? 8 : taskw;
+}
+
+void report_history_run_header(struct doc *d, int show_task, int width)
+{
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "run", 7, 0);
+	doc_addcol(d, ROLE_DIM, "when", 9, 0);
+	doc_addcol(d, ROLE_DIM, show_task ? "task" : "gpu", history_taskw(width), 0);
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "verdict", 14, 0);
+	doc_addcol(d, ROLE_DIM, "speedup", 8, 1);
+	doc_add(d, ROLE_DIM, " ");
+	doc_addcol(d, ROLE_DIM, "vs best", 7, 0);
+	doc_addcol(d, ROLE_DIM, "time", 10, 1);
+}
+
 void report_history_run(struct doc *d, const struct db_run_row *r, const struct vsbest *vb, double now, int marked,
 			int show_task, int width)
 {
 	char ago[32], sp[32], ms[32], id[32];
 	const char *slash = strchr(r->task_id, '/');
-	int taskw = width - 2 - 7 - 9 - 14 - 8 - 10 - 8 - 1;
+	int taskw = history_taskw(width);
 
-	if (taskw < 8)
-		taskw = 8;
 	doc_add(d, marked ? ROLE_MARK : ROLE_NORMAL, marked ? "*" : " ");
 	snprintf(id, sizeof(id), "#%lld", r->id);
 	doc_addcol(d, ROLE_DIM, id, 7, 0);

@@ -94,6 +94,8 @@ void report_history_category(struct doc *d, const struct db_category_stat *st, i
 			     int nseries, int width);
 /* One run: id, when, task or GPU, verdict, speedup, its timing against the best attempt before it
  * (vb: vsbest_for_runs; NULL or not found: "-"), candidate ms. */
+/* The column headings over report_history_run's lines. */
+void report_history_run_header(struct doc *d, int show_task, int width);
 void report_history_run(struct doc *d, const struct db_run_row *r, const struct vsbest *vb, double now, int marked,
 			int show_task, int width);
 /* Two attempts side by side (verdict, speedups, per-case and per-row changes), then the source

@@ -140,6 +140,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_DIFF, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_SANITIZE, ACT_HISTORY, ACT_BACK, ACT_NONE,
 };
@@ -152,4 +158,5 @@ const struct screen_ops results_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

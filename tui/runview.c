@@ -238,6 +238,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	return 0;
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_CANCEL, ACT_OPEN, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE,
 };
@@ -250,4 +256,5 @@ const struct screen_ops run_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

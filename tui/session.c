@@ -22,6 +22,7 @@
 #include "../core/worker.h"
 #include "complete.h"
 #include "drafts.h"
+#include "find.h"
 #include "../core/starter.h"
 
 static const struct screen_ops *const all_screens[SCR_COUNT] = {
@@ -283,6 +284,7 @@ static void candidate_free(struct candidate *c)
 void session_free(struct tui *t)
 {
 	scan_stop(t);
+	search_free(&t->find);
 	runner_free(t->runner);
 	t->runner = NULL;
 	recorder_free(t->recorder);
@@ -990,6 +992,10 @@ unsigned session_global_key(struct tui *t, enum action a, int key)
 
 	(void)key;
 	switch (a) {
+	case ACT_FIND:
+	case ACT_FIND_NEXT:
+	case ACT_FIND_PREV:
+		return find_key(t, a);
 	case ACT_HELP:
 		return tui_open(t, SCR_HELP);
 	case ACT_BACK:

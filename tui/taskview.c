@@ -117,6 +117,12 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
+static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
+{
+	(void)t;
+	return docview_find(&s.v, se, dir, again, wrapped);
+}
+
 static const enum action hints[] = {
 	ACT_EXAMPLE, ACT_RUN, ACT_RUN_REF, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_STARTER, ACT_CANDIDATE, ACT_HISTORY, ACT_BACK, ACT_NONE,
 };
@@ -129,4 +135,5 @@ const struct screen_ops task_screen = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
+	.find = find,
 };

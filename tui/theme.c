@@ -475,3 +475,54 @@ int theme_list(const char *dir, char ***names)
 	*names = v;
 	return n;
 }
+
+/* ---- the chosen theme, kept between starts ------------------------------------------------ */
+
+static char *config_dir(void)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (x && *x == '/')
+		return xasprintf("%s/kbx", x);
+	if (home && *home)
+		return xasprintf("%s/.config/kbx", home);
+	return NULL;
+}
+
+char *theme_saved(void)
+{
+	char *dir = config_dir(), *path, *text = NULL;
+	size_t len;
+
+	if (!dir)
+		return NULL;
+	path = xasprintf("%s/theme", dir);
+	free(dir);
+	if (read_file(path, &text, &len) != KBX_OK)
+		text = NULL;
+	free(path);
+	if (text && !*str_trim(text)) {
+		free(text);
+		text = NULL;
+	}
+	return text;
+}
+
+enum kbx_status theme_save(const char *name)
+{
+	char *dir = config_dir(), *path, *line;
+	enum kbx_status st;
+
+	if (!dir)
+		return kbx_error(KBX_EINVAL, "cannot save the theme: neither XDG_CONFIG_HOME nor HOME is set");
+	st = make_dirs(dir, 0755);
+	if (st == KBX_OK) {
+		path = xasprintf("%s/theme", dir);
+		line = xasprintf("%s\n", name);
+		st = write_file(path, line, strlen(line));
+		free(line);
+		free(path);
+	}
+	free(dir);
+	return st;
+}

@@ -158,4 +158,10 @@ char *theme_dir(const char *tasks_root);
  * frees each name and the array. */
 int theme_list(const char *dir, char ***names);
 
+/* The theme chosen with `t` is kept for the next start in $XDG_CONFIG_HOME/kbx/theme (default
+ * ~/.config/kbx/theme): one line, the theme's name. theme_saved returns it (malloc'd), or NULL
+ * when none was saved or the file cannot be read; theme_save writes it, making the folder. */
+char *theme_saved(void);
+enum kbx_status theme_save(const char *name);
+
 #endif

@@ -107,9 +107,20 @@ static int start_terminal(void)
 {
 	SCREEN *s = newterm(NULL, stdout, stdin);
 
+	const char *term = getenv("TERM") ? getenv("TERM") : "", *cup;
+
 	if (!s)
-		return kbx_error(KBX_EIO, "cannot start the explorer on terminal '%s'", getenv("TERM") ? getenv("TERM") : "");
+		return kbx_error(KBX_EIO, "cannot start the explorer on terminal '%s'", term);
 	set_term(s);
+	/* a terminal that cannot move the cursor (TERM=dumb) would show only the last line drawn */
+	cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1) {
+		endwin();
+		delscreen(s);
+		return kbx_error(KBX_EINVAL, "terminal '%s' cannot move the cursor, which the explorer needs: set TERM "
+				 "to your terminal's type (xterm-256color, say); the commands (kbx list, kbx run ...) "
+				 "work on any terminal", term);
+	}
 	curses_active = 1;
 	atexit(restore_terminal);
 	cbreak();
@@ -287,6 +298,14 @@ static void load_theme(struct tui *t, const char *name)
 
 static void next_theme(struct tui *t)
 {
+	const char *no_color = getenv("NO_COLOR");
+
+	/* without colours a theme changes nothing that shows: say why instead of naming one */
+	if (t->no_color) {
+		tui_message(t, ROLE_MESSAGE, "no colours to theme: %s",
+			    no_color && *no_color ? "NO_COLOR is set" : "this terminal has none");
+		return;
+	}
 	if (!t->nthemes) {
 		tui_message(t, ROLE_ERRMSG, "no themes in '%s'", t->theme_dir);
 		return;
@@ -295,9 +314,14 @@ static void next_theme(struct tui *t)
 	t->msg[0] = '\0';
 	load_theme(t, t->themes[t->theme_index]);
 	apply_theme(t);
-	if (!t->msg[0])
-		tui_message(t, ROLE_MESSAGE, "theme %s%s%s", t->theme.name, *t->theme.description ? ": " : "",
-			    t->theme.description);
+	if (t->msg[0])
+		return;
+	if (theme_save(t->theme.name) != KBX_OK)
+		tui_message(t, ROLE_ERRMSG, "theme %s, not kept for next time: %s", t->theme.name, kbx_last_error());
+	else
+		tui_message(t, ROLE_MESSAGE, "theme %s%s%s%s (kept for next time)", t->theme.name,
+			    *t->theme.description ? ": " : "", t->theme.description,
+			    COLORS < 16 ? "; this terminal shows fewer colours" : "");
 	draw_invalidate();
 }
 
@@ -445,7 +469,7 @@ static void draw_top(struct tui *t, struct rect r)
 		snprintf(buf, sizeof(buf), "  %s running %s", glyphs()->arrow, el);
 		x += draw_text(r.y, r.x + x, r.w - x, ROLE_TITLE, buf);
 	}
-	snprintf(buf, sizeof(buf), "%s  ? help ", t->theme.name);
+	snprintf(buf, sizeof(buf), "%s  ? help ", t->no_color ? "no colour" : t->theme.name);
 	{
 		int w = text_width(buf, (size_t)-1);
 
@@ -701,7 +725,18 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 	t->nthemes = theme_list(t->theme_dir, &t->themes);
 	theme_builtin(&t->theme);
 	env = initial_theme ? initial_theme : getenv("KBX_THEME");
-	load_theme(t, env && *env ? env : "default");
+	if (env && *env) {
+		load_theme(t, env);
+	} else {
+		/* the one last chosen with t, while it is still there */
+		char *saved = theme_saved();
+		int found = 0;
+
+		for (int i = 0; saved && i < t->nthemes; i++)
+			found |= !strcmp(t->themes[i], saved);
+		load_theme(t, found ? saved : "default");
+		free(saved);
+	}
 
 	if (pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) != 0)
 		wake_fd[0] = wake_fd[1] = -1;

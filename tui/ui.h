@@ -52,6 +52,9 @@ struct screen_ops {
 	unsigned (*key)(struct tui *t, enum action a, int key);
 	/* the screen is closed (popped); may be NULL */
 	void (*leave)(struct tui *t);
+	/* move to the next line matching s (find.h): dir 1 or -1, again to start past the current
+	 * line, *wrapped set when it went round; returns 1 when one matched. NULL: no search here */
+	int (*find)(struct tui *t, const struct search *s, int dir, int again, int *wrapped);
 };
 
 /* X(id, ops) */
@@ -187,6 +190,8 @@ struct tui {
 	enum screen_id stack[16];
 	int depth;
 	enum screen_id next_screen;
+
+	struct search find;             /* the pattern of /, n and N in the views (find.h) */
 
 	char msg[512];
 	int msg_role;

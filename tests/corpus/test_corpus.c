@@ -1,9 +1,11 @@
 /*
  * The task corpus: every task loads; every case and perf row evaluates; every reference and
- * example compiles with NVRTC and its launch lines parse and name known arguments; every example
+ * example compiles with NVRTC (under `make check-corpus`; `make check` compiles a sample, see
+ * test_sources_compile) and its launch lines parse and name known arguments; every example
  * announces its expected verdict; and the perf rows line up with every golden table that has the
  * task (same count, same input_size in order).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/abi.h"
 #include "core/golden.h"
@@ -137,80 +140,205 @@ static int names_known(const struct task *t, const struct kernel_spec *s, const 
 	return bad;
 }
 
-static int compile_one(const struct task *t, const char *path, int is_example)
-{
+/*
+ * Every source compiles with NVRTC: 687 compiles take 6 minutes on one core, so they run on a
+ * pool of threads (NVRTC is thread-safe; KBX_CORPUS_JOBS sets how many, default one per core),
+ * identical sources are compiled once, and only `make check-corpus` (KBX_CORPUS=full) compiles
+ * them all; `make check` compiles a sample: every source of the first task of each category.
+ * Launch lines, argument names and expect lines are checked on every source in both.
+ */
+struct source {
+	const struct task *t;
+	const char *path;
+	int is_example;
+	int compile;                    /* compiled in this run */
+	char *src;
 	struct kernel_spec spec;
+	int have_spec;
+	const struct source *same;      /* an earlier source with the same text, compiled in its place */
 	struct nvrtc_output out;
-	char *src, inc[4096];
+	enum kbx_status st;
+	char error[512];                /* kbx_last_error() of a failed nvrtc_compile */
+	struct sbuf msgs;
+	int bad, checked_abi;
+};
+
+struct pool {
+	struct source *v;
+	int n, next;
+	pthread_mutex_t lock;
+};
+
+static int full_corpus(void)
+{
+	const char *e = getenv("KBX_CORPUS");
+
+	return e && !strcmp(e, "full");
+}
+
+static int jobs(void)
+{
+	const char *e = getenv("KBX_CORPUS_JOBS");
+	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+/* What needs no compiler: the file reads, its launch lines parse and name known arguments, and
+ * an example says which verdict it expects. */
+static void prepare(struct source *s)
+{
 	size_t len;
-	int bad = 0, have_spec = 0;
 
-	if (read_file(path, &src, &len) != KBX_OK) {
-		fprintf(stderr, "%s\n", kbx_last_error());
-		return 1;
+	if (read_file(s->path, &s->src, &len) != KBX_OK) {
+		sbuf_addf(&s->msgs, "%s\n", kbx_last_error());
+		s->bad++;
+		s->compile = 0;
+		return;
 	}
-	if (launch_parse_source(src, path, &spec) != KBX_OK) {
-		fprintf(stderr, "%s\n", kbx_last_error());
-		bad++;
+	if (launch_parse_source(s->src, s->path, &s->spec) != KBX_OK) {
+		sbuf_addf(&s->msgs, "%s\n", kbx_last_error());
+		s->bad++;
 	} else {
-		bad += names_known(t, &spec, path);
-		have_spec = 1;
+		s->bad += names_known(s->t, &s->spec, s->path);
+		s->have_spec = 1;
 	}
-	if (is_example && !strstr(src, "// @kbx expect ")) {
-		fprintf(stderr, "%s: no '// @kbx expect VERDICT' line\n", path);
-		bad++;
+	if (s->is_example && !strstr(s->src, "// @kbx expect ")) {
+		sbuf_addf(&s->msgs, "%s: no '// @kbx expect VERDICT' line\n", s->path);
+		s->bad++;
 	}
-	if (nvrtc_built()) {
-		snprintf(inc, sizeof(inc), "%s/include", root());
-		if (nvrtc_compile(src, path, 90, nvrtc_cuda_include(), inc, &out) != KBX_OK) {
-			fprintf(stderr, "%s: %s\n", path, kbx_last_error());
-			bad++;
-		} else {
-			/* An example that expects compile_error must fail to compile; every other must compile. */
-			int want_fail = is_example && strstr(src, "// @kbx expect compile_error");
+}
 
-			if (out.ok == want_fail) {
-				fprintf(stderr, "%s: %s\n%s\n", path, out.ok ? "compiled but expects compile_error" : "does not compile",
-					out.log ? out.log : "");
-				bad++;
-			}
-			/* Launch lines against the compiled kernels' parameters (abi.h, no GPU needed):
-			 * an example that expects abi_error must disagree, every other source agree. */
-			if (out.ok && have_spec) {
-				int want_abi = is_example && strstr(src, "// @kbx expect abi_error");
-				char why[512];
+static void *compile_worker(void *arg)
+{
+	struct pool *p = arg;
+	char inc[4096];
 
-				abi_check_image(t, &spec, out.cubin, out.cubin_size, why, sizeof(why));
-				if (!!why[0] != !!want_abi) {
-					fprintf(stderr, "%s: %s\n", path, why[0] ? why : "agrees with its kernels but expects abi_error");
-					bad++;
-				}
-				checked_abi++;
-			}
-			nvrtc_output_free(&out);
+	snprintf(inc, sizeof(inc), "%s/include", root());
+	for (;;) {
+		struct source *s;
+
+		pthread_mutex_lock(&p->lock);
+		while (p->next < p->n && (!p->v[p->next].compile || p->v[p->next].same))
+			p->next++;
+		s = p->next < p->n ? &p->v[p->next++] : NULL;
+		pthread_mutex_unlock(&p->lock);
+		if (!s)
+			return NULL;
+		s->st = nvrtc_compile(s->src, s->path, 90, nvrtc_cuda_include(), inc, &s->out);
+		if (s->st != KBX_OK)
+			snprintf(s->error, sizeof(s->error), "%s", kbx_last_error());
+	}
+}
+
+/* A compiled source against what it expects: an example that expects compile_error must fail to
+ * compile, every other compile; launch lines against the compiled kernels' parameters (abi.h, no
+ * GPU needed): an example that expects abi_error must disagree, every other source agree. */
+static void judge(struct source *s)
+{
+	const struct source *c = s->same ? s->same : s;
+	int want_fail, want_abi;
+	char why[512];
+
+	if (c->st != KBX_OK) {
+		sbuf_addf(&s->msgs, "%s: %s\n", s->path, c->error);
+		s->bad++;
+		return;
+	}
+	want_fail = s->is_example && strstr(s->src, "// @kbx expect compile_error");
+	if (c->out.ok == want_fail) {
+		sbuf_addf(&s->msgs, "%s: %s\n%s\n", s->path, c->out.ok ? "compiled but expects compile_error" : "does not compile",
+			  c->out.log ? c->out.log : "");
+		s->bad++;
+	}
+	if (!c->out.ok || !s->have_spec)
+		return;
+	want_abi = s->is_example && strstr(s->src, "// @kbx expect abi_error");
+	abi_check_image(s->t, &s->spec, c->out.cubin, c->out.cubin_size, why, sizeof(why));
+	if (!!why[0] != !!want_abi) {
+		sbuf_addf(&s->msgs, "%s: %s\n", s->path, why[0] ? why : "agrees with its kernels but expects abi_error");
+		s->bad++;
+	}
+	s->checked_abi = 1;
+}
+
+static int collect(struct source **out)
+{
+	int i, j, n = 0, cap = 64;
+	struct source *v = xcalloc((size_t)cap, sizeof(*v));
+	const char *prev_cat = "";
+
+	for (i = 0; i < cat.ntasks; i++) {
+		const struct task *t = cat.tasks[i];
+		int first = strcmp(t->category, prev_cat) != 0;
+
+		prev_cat = t->category;
+		for (j = -1; j < t->nexamples; j++) {
+			struct source *s;
+
+			if (n == cap)
+				v = xrealloc(v, (size_t)(cap *= 2) * sizeof(*v));
+			s = &v[n++];
+			memset(s, 0, sizeof(*s));
+			s->t = t;
+			s->path = j < 0 ? t->reference_path : t->examples[j];
+			s->is_example = j >= 0;
+			s->compile = nvrtc_built() && (full_corpus() || first);
 		}
 	}
-	if (have_spec)
-		kernel_spec_free(&spec);
-	free(src);
-	return bad;
+	*out = v;
+	return n;
 }
 
 static void test_sources_compile(void **state)
 {
-	int i, j, bad = 0, n = 0;
+	struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_t th[64];
+	int i, j, bad = 0, compiled = 0, shared = 0, nth = jobs(), started = 0;
+	double t0 = now_seconds();
 
 	(void)state;
-	for (i = 0; i < cat.ntasks; i++) {
-		const struct task *t = cat.tasks[i];
-
-		bad += compile_one(t, t->reference_path, 0);
-		n++;
-		for (j = 0; j < t->nexamples; j++, n++)
-			bad += compile_one(t, t->examples[j], 1);
+	p.n = collect(&p.v);
+	for (i = 0; i < p.n; i++) {
+		prepare(&p.v[i]);
+		for (j = 0; p.v[i].compile && j < i && !p.v[i].same; j++)
+			if (p.v[j].compile && !p.v[j].same && !strcmp(p.v[i].src, p.v[j].src))
+				p.v[i].same = &p.v[j];
+		compiled += p.v[i].compile;
+		shared += p.v[i].same != NULL;
 	}
-	fprintf(stderr, "%d sources checked%s; %d launch sets checked against their kernels' parameters\n", n,
-		nvrtc_built() ? " and compiled with NVRTC" : " (NVRTC not built)", checked_abi);
+	for (i = 0; i < nth; i++)
+		started += pthread_create(&th[started], NULL, compile_worker, &p) == 0;
+	if (!started)
+		compile_worker(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < p.n; i++) {
+		struct source *s = &p.v[i];
+
+		if (s->compile)
+			judge(s);
+		if (s->msgs.len)
+			fputs(s->msgs.buf, stderr);
+		bad += s->bad;
+		checked_abi += s->checked_abi;
+	}
+	fprintf(stderr, "%d sources checked; ", p.n);
+	if (nvrtc_built())
+		fprintf(stderr, "%d compiled with NVRTC (%d shared with an identical source) on %d threads in %.0f s%s; ",
+			compiled, shared, started ? started : 1, now_seconds() - t0,
+			full_corpus() ? "" : ", the first task of each category: make check-corpus compiles every source");
+	else
+		fprintf(stderr, "none compiled (NVRTC not built); ");
+	fprintf(stderr, "%d launch sets checked against their kernels' parameters\n", checked_abi);
+	for (i = 0; i < p.n; i++) {
+		if (p.v[i].have_spec)
+			kernel_spec_free(&p.v[i].spec);
+		nvrtc_output_free(&p.v[i].out);
+		sbuf_release(&p.v[i].msgs);
+		free(p.v[i].src);
+	}
+	free(p.v);
 	assert_int_equal(bad, 0);
 }
 

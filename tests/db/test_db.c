@@ -949,12 +949,18 @@ static void test_category_stats(void **state)
 	struct db_fixture *f = *state;
 	struct db_category_stat *cs;
 	int n;
+	double all;
 
 	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
 	assert_int_equal(n, 0);
 	free(cs);
+	assert_int_equal(db_median_speedup(f->db, &all), KBX_OK);
+	assert_true(all < 0);
 
 	make_history(f->db);
+	/* the explorer's All row: over every category's passing runs, 0.5 1.0 1.1 2.0 3.0 */
+	assert_int_equal(db_median_speedup(f->db, &all), KBX_OK);
+	assert_true(all == 1.1);
 	assert_int_equal(db_category_stats(f->db, &cs, &n), KBX_OK);
 	assert_int_equal(n, 4);
 	assert_string_equal(cs[0].category, "Activation");

@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "tui/keys.h"
 
 static void test_init(void **state)
@@ -70,7 +72,10 @@ static void test_lookup(void **state)
 	assert_int_equal(keys_lookup(KS_BROWSER, TK_DOWN), ACT_DOWN);
 	assert_int_equal(keys_lookup(KS_BROWSER, TK_CTRL('n')), ACT_DOWN);
 	assert_int_equal(keys_lookup(KS_BROWSER, '/'), ACT_SEARCH);
-	assert_int_equal(keys_lookup(KS_CAND, '/'), ACT_NONE);
+	assert_int_equal(keys_lookup(KS_CAND, '/'), ACT_FIND);
+	assert_int_equal(keys_lookup(KS_CAND, 'n'), ACT_NEXT_DIAG);
+	assert_int_equal(keys_lookup(KS_LOG, 'n'), ACT_FIND_NEXT);
+	assert_int_equal(keys_lookup(KS_DIFF, '}'), ACT_NEXT_ANY_CASE);
 	/* the same key, different screens */
 	assert_int_equal(keys_lookup(KS_BROWSER, 'd'), ACT_FILTER_DIFF);
 	assert_int_equal(keys_lookup(KS_RESULTS, 'd'), ACT_DIFF);
@@ -146,6 +151,31 @@ static void test_names_round_trip(void **state)
 	}
 }
 
+/* doc/kbx.1 lists every key as the help screen does (".B <keys>" then the help line), so that
+ * the man page cannot drift from the key table. */
+static void test_man_page(void **state)
+{
+	const char *src = getenv("KBX_SRCDIR") ? getenv("KBX_SRCDIR") : KBX_SRCDIR;
+	char *path = xasprintf("%s/doc/kbx.1", src), *man;
+	size_t len;
+	int missing = 0;
+
+	(void)state;
+	assert_int_equal(read_file(path, &man, &len), KBX_OK);
+	for (int a = 1; a < ACT_COUNT; a++) {
+		char *want = xasprintf("\n.B %s\n", keys_spec((enum action)a));
+
+		if (!strstr(man, want)) {
+			print_error("doc/kbx.1 lacks the keys of '%s' (%s)\n", keys_help((enum action)a), keys_spec((enum action)a));
+			missing++;
+		}
+		free(want);
+	}
+	free(man);
+	free(path);
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_names_round_trip),
+		cmocka_unit_test(test_man_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -186,8 +186,8 @@ static void test_search(void **state)
 	assert_true(search_active(&s));
 	assert_true(search_task(&s, &tasks[3], &none));  /* by category in the id */
 	assert_false(search_task(&s, &tasks[0], &none));
-	/* a capital makes it case-sensitive */
-	assert_int_equal(search_set(&s, "INT4"), KBX_OK);
+	/* a capital makes it case-sensitive (the leading ? is no capital) */
+	assert_int_equal(search_set(&s, "?INT4"), KBX_OK);  /* in the summary */
 	assert_true(search_task(&s, &tasks[4], &none));
 	assert_false(search_task(&s, &tasks[3], &none));
 	assert_int_equal(search_set(&s, "int4"), KBX_OK);
@@ -198,14 +198,25 @@ static void test_search(void **state)
 	assert_int_equal(search_set(&s, "^act.*gelu$"), KBX_OK);
 	assert_true(search_task(&s, &tasks[0], &none));
 	assert_false(search_task(&s, &tasks[2], &none));
-	/* summaries are searched too */
+	/* names, not summaries, unless the pattern starts with '?' */
+	assert_int_equal(search_set(&s, "^gelu$"), KBX_OK);
+	assert_true(search_task(&s, &tasks[0], &none));  /* the name alone, anchored */
+	assert_false(search_task(&s, &tasks[2], &none));
+	assert_int_equal(search_set(&s, "erf"), KBX_OK);
+	assert_false(search_task(&s, &tasks[0], &none));  /* "erf" is only in gelu's summary */
+	assert_int_equal(search_set(&s, "?erf"), KBX_OK);
+	assert_true(search_task(&s, &tasks[0], &none));
+	assert_false(search_task(&s, &tasks[1], &none));
+	assert_string_equal(s.pattern, "?erf");
 	assert_int_equal(search_set(&s, "alpha \\* other"), KBX_OK);
+	assert_false(search_task(&s, &tasks[2], &none));
+	assert_int_equal(search_set(&s, "?alpha \\* other"), KBX_OK);
 	assert_true(search_task(&s, &tasks[2], &none));
 	/* a bad pattern keeps the old one and says where it broke */
 	assert_int_equal(search_set(&s, "gelu(erf"), KBX_EPARSE);
 	assert_non_null(strstr(kbx_last_error(), "bad pattern 'gelu(erf'"));
 	assert_non_null(strstr(kbx_last_error(), "offset 8"));
-	assert_string_equal(s.pattern, "alpha \\* other");
+	assert_string_equal(s.pattern, "?alpha \\* other");
 	assert_true(search_task(&s, &tasks[2], &none));
 	/* difficulty filter alongside the pattern */
 	assert_int_equal(search_set(&s, "gelu"), KBX_OK);

@@ -147,6 +147,26 @@ static void test_task_page(void **state)
 			assert_non_null(strstr(d.lines[i].text, "gelu/reference.cu"));
 		}
 	doc_clear(&d);
+	/* the golden lines wrap: a long device note and every table stay inside the width */
+	{
+		char *many[] = { "4090", "5090", "a100", "h20", "h200", "h800", "l20", "rtx6000-ada-generation" };
+		int nrows[] = { 16, 16, 16, 16, 16, 16, 16, -1 };
+		struct golden_info wide = { NULL, "no CUDA device: cuInit failed with CUDA_ERROR_NO_DEVICE (no CUDA-capable "
+					  "device is detected) on this host", NULL, -1, many, nrows, 8 };
+		int golden = -1;
+
+		report_task(&d, t, &wide, 60);
+		for (int i = 0; i < d.n; i++) {
+			if (strstr(d.lines[i].text, "golden "))
+				golden = i;
+			if (golden >= 0 && i >= golden && i <= golden + 4)
+				assert_true(d.lines[i].width <= 60);
+		}
+		assert_true(golden >= 0);
+		must_find(&d, "rtx6000-ada-generation (-)");
+		must_find(&d, "this host");
+		doc_clear(&d);
+	}
 	/* no GPU: says so, and still lists the tables */
 	g.gpu = NULL;
 	g.gpu_note = "no CUDA device";

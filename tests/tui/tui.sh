@@ -267,8 +267,8 @@ expect "8x32 tiles of 4x4" "the heatmap covers the tiles"
 expect "exact .*<0\.1 .*<1 .*<10 .*>=10" "the heatmap has a legend"
 expect "error histogram" "there is an error histogram"
 expect "cosine +0\.9312 +>= 0\.95" "the quantization lens shows a metric against its threshold"
-keys '['
-expect "case random_standard" "[ goes to the previous case"
+keys '{'
+expect "case random_standard" "{ goes to the previous case, passing or not"
 keys Q
 
 # ---- a broken theme file ---------------------------------------------------------------------
