@@ -11,7 +11,8 @@
 
 #include "core/compare.h"
 
-static const struct tolerance default_tol = { -1, -1, 0, -1, -1, -1, 0 };
+static const struct tolerance default_tol = { .rtol = -1, .atol = -1,
+			   .metric = 0, .cosine_sim = -1, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 
 static struct cmp_result *cmp_f32(const float *c, const float *r, const long long *shape, int ndim,
 				  const struct tolerance *tol)
@@ -24,7 +25,8 @@ static struct cmp_result *cmp_f32(const float *c, const float *r, const long lon
 
 static void test_tolerance_defaults(void **state)
 {
-	struct tolerance t = { 1e-3, -1, 0, -1, -1, -1, 0 };
+	struct tolerance t = { .rtol = 1e-3, .atol = -1,
+				   .metric = 0, .cosine_sim = -1, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 	double rtol, atol;
 
 	(void)state;
@@ -99,7 +101,8 @@ static void test_f32_boundary(void **state)
 
 	/* a task tolerance is applied as given */
 	{
-		struct tolerance t = { 0, 2e-5, 0, -1, -1, -1, 0 };
+		struct tolerance t = { .rtol = 0, .atol = 2e-5,
+					   .metric = 0, .cosine_sim = -1, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 		res = cmp_f32(c, r, shape, 1, &t);
 		assert_int_equal(res->mismatches, 2);  /* 1000 +- 1e-2 now far outside */
 		c[2] = 1000.0f, c[3] = 1000.0f;
@@ -278,7 +281,8 @@ static void test_ints_exact(void **state)
 	int64_t r64[2] = { (1LL << 60), 5 }, c64v[2] = { (1LL << 60) + 1, 5 };
 	uint8_t rb[3] = { 1, 0, 1 }, cb[3] = { 1, 0, 0xA5 };
 	int8_t r8[2] = { -128, 127 }, c8[2] = { 127, 127 };
-	struct tolerance loose = { 1, 10, 0, -1, -1, -1, 0 };
+	struct tolerance loose = { .rtol = 1, .atol = 10,
+				   .metric = 0, .cosine_sim = -1, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 	long long s4[1] = { 4 }, s2[1] = { 2 }, s3[1] = { 3 };
 	struct cmp_result res;
 
@@ -345,7 +349,8 @@ static void test_metrics_and_metric_mode(void **state)
 	float r[2] = { 1, 0 }, c[2] = { 1, 1 };
 	float z[2] = { 0, 0 };
 	long long shape[1] = { 2 };
-	struct tolerance t = { -1, -1, 1, 0.7, -1, -1, 0 };
+	struct tolerance t = { .rtol = -1, .atol = -1,
+				   .metric = 1, .cosine_sim = 0.7, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 	struct cmp_result *res;
 
 	(void)state;
@@ -377,7 +382,8 @@ static void test_metrics_and_metric_mode(void **state)
 	{
 		float r3[3] = { 1, 2, 3 }, c3[3] = { 1, 2, NAN };
 		long long s3[1] = { 3 };
-		struct tolerance m = { -1, -1, 1, 0.5, -1, -1, 0 };
+		struct tolerance m = { .rtol = -1, .atol = -1,
+					   .metric = 1, .cosine_sim = 0.5, .l1_relative = -1, .rmse = -1, .atol_scale = 0 };
 
 		res = cmp_f32(c3, r3, s3, 1, &m);
 		assert_true(fabs(res->cosine - 1) < 1e-15);  /* over the finite pairs */
