@@ -225,6 +225,7 @@ struct runner {
 	atomic_int cancel;
 	struct worker_request req;
 	char *exe;
+	struct worker_keep *keep;   /* the explorer's, or NULL */
 	enum kbx_status st;
 	char msg[1024];
 	struct sbuf buf;
@@ -243,7 +244,8 @@ static void *thread_main(void *arg)
 	struct runner *r = arg;
 	struct run_events ev = events_json_writer(r->wf);
 
-	r->st = worker_run(r->exe, &r->req, &ev, cancel_cb, r);
+	r->st = r->keep ? worker_run_kept(r->keep, r->exe, &r->req, &ev, cancel_cb, r)
+			: worker_run(r->exe, &r->req, &ev, cancel_cb, r);
 	if (r->st != KBX_OK)
 		snprintf(r->msg, sizeof(r->msg), "%s", kbx_last_error());
 	/* closing the write end is what tells the reader the run is over */
@@ -252,7 +254,7 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-struct runner *runner_start(const char *exe, const struct worker_request *req)
+struct runner *runner_start(const char *exe, const struct worker_request *req, struct worker_keep *keep)
 {
 	struct runner *r = xcalloc(1, sizeof(*r));
 	int fds[2];
@@ -277,6 +279,7 @@ struct runner *runner_start(const char *exe, const struct worker_request *req)
 	}
 	atomic_init(&r->cancel, 0);
 	worker_request_copy(&r->req, req);
+	r->keep = keep;
 	r->exe = xstrdup_or_null(exe);
 	/* Terminal signals belong to the event loop: the worker thread never takes them, so that
 	 * the loop's poll() is the one interrupted. */

@@ -64,9 +64,11 @@ enum verdict run_record_verdict(const struct run_record *r);
 
 struct runner;
 
-/* Start req (copied) in a worker thread; exe NULL = this binary. NULL and a message when the
- * thread or the pipe could not be made. */
-struct runner *runner_start(const char *exe, const struct worker_request *req);
+/* Start req (copied) in a worker thread; exe NULL = this binary; keep (may be NULL) is the
+ * explorer's kept worker for Python candidates (worker.h: torch imported once per session), used
+ * by one run at a time. NULL and a message when the thread or the pipe could not be made. */
+struct worker_keep;
+struct runner *runner_start(const char *exe, const struct worker_request *req, struct worker_keep *keep);
 /* The pipe to poll for reading. */
 int runner_fd(const struct runner *r);
 /* Read what the pipe holds and dispatch each complete line to ev. Returns 1 once the worker

@@ -1151,7 +1151,9 @@ int session_run(struct tui *t, int reference, int sanitize)
 	}
 	t->ev_tee = events_tee(&t->tee);
 	/* KBX_TUI_WORKER: another worker binary (tests); by default this very binary */
-	t->runner = runner_start(getenv("KBX_TUI_WORKER"), &req);
+	if (!t->pyworker)
+		t->pyworker = worker_keep_new();
+	t->runner = runner_start(getenv("KBX_TUI_WORKER"), &req, t->pyworker);
 	free(src);
 	if (!t->runner) {
 		t->run->state = RUN_FAILED;

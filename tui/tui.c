@@ -831,6 +831,8 @@ out:
 	/* a run in progress is cancelled (its worker killed) before the terminal comes back */
 	runner_free(t->runner);
 	t->runner = NULL;
+	worker_keep_free(t->pyworker);
+	t->pyworker = NULL;
 	restore_terminal();
 	if (exit_after && *exit_after)
 		fprintf(stderr, "kbx: first frame%s after %.1f ms\n", strcmp(exit_after, "history") ? "" : " with history",

@@ -173,6 +173,7 @@ struct tui {
 	int cand_goto;                  /* a line the candidate screen should show, 0 none */
 
 	struct runner *runner;          /* the run in progress, NULL when none */
+	struct worker_keep *pyworker;   /* the Python worker kept between runs (torch imported once) */
 	struct run_record *run;         /* the latest run (owned), NULL before the first */
 	int run_task;
 	struct recorder *recorder;

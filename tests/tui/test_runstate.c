@@ -226,7 +226,7 @@ static void test_runner(void **state)
 	req.task_id = "Fusion/x";
 	req.source = "// the source";
 	req.source_name = "x.cu";
-	rn = runner_start(exe, &req);
+	rn = runner_start(exe, &req, NULL);
 	assert_non_null(rn);
 	run_record_init(&r, "Fusion/x", "// the source", "x.cu");
 	ev = run_record_events(&r);
@@ -259,7 +259,7 @@ static void test_cancel(void **state)
 	worker_request_default(&req);
 	req.task_id = "Fusion/x";
 	req.source = "x";
-	rn = runner_start(exe, &req);
+	rn = runner_start(exe, &req, NULL);
 	assert_non_null(rn);
 	run_record_init(&r, "Fusion/x", "x", NULL);
 	ev = run_record_events(&r);
@@ -280,7 +280,7 @@ static void test_cancel(void **state)
 	runner_free(rn);
 	run_record_free(&r);
 	/* freeing a runner that is still running cancels it and waits, without hanging */
-	rn = runner_start(exe, &req);
+	rn = runner_start(exe, &req, NULL);
 	assert_non_null(rn);
 	t0 = now_seconds();
 	runner_free(rn);
@@ -300,7 +300,7 @@ static void test_worker_dies(void **state)
 	worker_request_default(&req);
 	req.task_id = "Fusion/x";
 	req.source = "x";
-	rn = runner_start(exe, &req);
+	rn = runner_start(exe, &req, NULL);
 	run_record_init(&r, "Fusion/x", "x", NULL);
 	ev = run_record_events(&r);
 	pump_all(rn, &ev, 10);

@@ -208,6 +208,36 @@ expect "18999" "and scrolls to its end"
 keys Q
 expect "EXIT=0" "it quits"
 
+# ---- a Python candidate: the Python worker, kept between runs --------------------------------------
+# (a stand-in worker: the real libkbxpy.so, callbacks that answer not_run with their pid)
+cat >"$tmp/cand.py" <<'PY'
+import torch
+import triton
+
+def gelu(input, approximate='none'):
+    return input
+PY
+start KBX_PYWORKER="'$srcdir/tests/data/python/stub_worker.py'"
+expect "Categories" "a session for a Python candidate"
+gelu
+keys o C-u
+text "$tmp/cand.py"
+keys Enter
+expect "loaded '$tmp/cand.py'" "a .py file loads"
+keys c
+expect "candidate . gelu . $tmp/cand.py" "it is the candidate"
+expect "def gelu" "its source is shown"
+keys r
+expect "stub worker pid [0-9]+" "it runs in the Python worker" 30
+pid1=$(screen | grep -o 'stub worker pid [0-9]*' | head -1)
+keys q
+keys r
+expect "stub worker pid [0-9]+" "it runs again" 30
+pid2=$(screen | grep -o 'stub worker pid [0-9]*' | head -1)
+if [ -n "$pid1" ] && [ "$pid1" = "$pid2" ]; then ok "the same worker served both runs ($pid1)"; else no "two workers: '$pid1' then '$pid2'"; fi
+keys Q
+expect "EXIT=0" "it quits"
+
 # ---- damaged and read-only histories -------------------------------------------------------------
 "$kbx" --db "$tmp/d.db" history >/dev/null 2>&1
 python3 - "$tmp/d.db" <<'PY'
