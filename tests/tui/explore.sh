@@ -4,29 +4,7 @@
 # so, ] and [ step through failing cases in the diff (} and { through all), tables sized to
 # their content, :N past the end, summaries in a wide task list. The real explorer in tmux, as
 # tui.sh drives it. Skips (77) without tmux.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not found"; exit 77; }
-[ -x "$kbx" ] || { echo "SKIP: no kbx binary at $kbx"; exit 77; }
-case $kbx in /*) ;; *) kbx="$(pwd)/$kbx" ;; esac
-case $srcdir in /*) ;; *) srcdir="$(pwd)/$srcdir" ;; esac
-tasks=${KBX_TASKS:-$srcdir/tasks}
-case $tasks in /*) ;; *) tasks="$(pwd)/$tasks" ;; esac
-
-tmp=$(mktemp -d)
-sock="$tmp/tmux.sock"
-T() { tmux -S "$sock" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home" "$tmp/config"
-T new-session -d -s keep "sleep 100000" || { echo "SKIP: cannot start tmux"; exit 77; }
-fail=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() {
-	n=$((n + 1)); echo "not ok $n - $1"; fail=1
-	T capture-pane -p -t kbx 2>/dev/null | sed 's/^/# /'
-}
+. "${KBX_SRCDIR:-.}/tests/tui/lib.sh"
 # start COLSxROWS [env...]: a fresh explorer; its exit status lands on the screen
 start() {
 	size=$1
@@ -35,26 +13,6 @@ start() {
 	T new-session -d -s kbx -x "${size%x*}" -y "${size#*x}" \
 		"env HOME='$tmp/home' XDG_CONFIG_HOME='$tmp/config' KBX_DB='$tmp/history.db' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
 }
-screen() { T capture-pane -p -t kbx; }
-wait_for() {
-	i=0
-	limit=$(( ${2:-10} * 10 ))
-	while [ $i -lt $limit ]; do
-		if screen | grep -qE -- "$1"; then return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-expect() {  # expect REGEX DESCRIPTION [SECONDS]
-	if wait_for "$1" "${3:-10}"; then ok "$2"; else no "$2 (no /$1/ on screen)"; fi
-}
-refute() {  # refute REGEX DESCRIPTION: not on the screen after a moment
-	sleep 0.4
-	if screen | grep -qE -- "$1"; then no "$2 (/$1/ on screen)"; else ok "$2"; fi
-}
-keys() { for k in "$@"; do T send-keys -t kbx "$k"; sleep 0.15; done; }
-text() { T send-keys -t kbx -l "$1"; sleep 0.2; }
 search() { keys /; text "$1"; keys Enter; }
 
 # ---- the browser's search: names by default, summaries with ? ------------------------------
@@ -67,7 +25,7 @@ expect "Activation/gelu " "and lists it"
 keys Escape
 search 'erf'
 expect "/erf/ . 2 of 184" "/erf matches names only: erf and erfc_sqrt"
-refute "selu" "selu (whose summary says 'overflows') is not listed"
+absent "selu" "selu (whose summary says 'overflows') is not listed"
 search '?erf'
 expect "/\?erf/ . [0-9]+ of 184" "/?erf searches the summaries too"
 expect "selu" "and finds selu"
@@ -120,7 +78,7 @@ expect "gelu +.* GELU applied elementwise" "the task list shows summaries when w
 keys Q
 start 100x30
 expect "Categories" "a narrow explorer opens"
-refute "GELU applied elementwise" "and leaves summaries out"
+absent "GELU applied elementwise" "and leaves summaries out"
 keys Q
 
 # ---- the diff: ] and [ through failing cases, } and { through all; the results table ----------
@@ -226,7 +184,7 @@ start 100x30 "NO_COLOR=1"
 expect "no colour  \? help" "under NO_COLOR the header says there is no colour"
 keys t
 expect "no colours to theme: NO_COLOR is set" "t under NO_COLOR says why it changes nothing"
-refute "16 colours" "and announces no colours"
+absent "16 colours" "and announces no colours"
 keys Q
 start 100x30 "TERM=dumb"
 expect "terminal 'dumb' cannot move the cursor" "TERM=dumb is refused with a message"

@@ -7,55 +7,13 @@
 # a 1 MB source with a finding on every line loads without freezing the screen; a damaged
 # history says so in the header, a read-only one is read.
 # Skips (77) without tmux.
-builddir=${KBX_BUILDDIR:-.}
-srcdir=${KBX_SRCDIR:-.}
-kbx="$builddir/kbx"
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not found"; exit 77; }
-[ -x "$kbx" ] || { echo "SKIP: no kbx binary at $kbx"; exit 77; }
-case $kbx in /*) ;; *) kbx="$(pwd)/$kbx" ;; esac
-tasks=${KBX_TASKS:-$srcdir/tasks}
-case $tasks in /*) ;; *) tasks="$(pwd)/$tasks" ;; esac
-
-tmp=$(mktemp -d)
-sock="$tmp/tmux.sock"
-T() { tmux -S "$sock" "$@"; }
-trap 'T kill-server 2>/dev/null; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/home"
-T new-session -d -s keep "sleep 100000" || { echo "SKIP: cannot start tmux"; exit 77; }
-fail=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() {
-	n=$((n + 1)); echo "not ok $n - $1"; fail=1
-	T capture-pane -p -t kbx 2>/dev/null | sed 's/^/# /'
-}
+. "${KBX_SRCDIR:-.}/tests/tui/lib.sh"
 # start [env...]: a fresh explorer in a 100x30 terminal; its exit status lands on the screen
 start() {
 	T kill-session -t kbx 2>/dev/null
 	T new-session -d -s kbx -x 100 -y 30 \
 		"env HOME='$tmp/home' KBX_DB='$tmp/history.db' KBX_DRAFTS='$tmp/drafts' KBX_TUI_NO_GPU=1 KBX_TUI_NO_PERF=1 LANG=C.UTF-8 LC_ALL=C.UTF-8 $* '$kbx' --tasks '$tasks'; echo EXIT=\$?; sleep 600"
 }
-screen() { T capture-pane -p -t kbx; }
-wait_for() {
-	i=0
-	limit=$(( ${2:-10} * 10 ))
-	while [ $i -lt $limit ]; do
-		if screen | grep -qE -- "$1"; then return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-expect() {  # expect REGEX DESCRIPTION [SECONDS]
-	if wait_for "$1" "${3:-10}"; then ok "$2"; else no "$2 (no /$1/ on screen)"; fi
-}
-absent() {  # absent REGEX DESCRIPTION: not on screen after a moment
-	sleep 0.4
-	if screen | grep -qE -- "$1"; then no "$2 (/$1/ on screen)"; else ok "$2"; fi
-}
-keys() { for k in "$@"; do T send-keys -t kbx "$k"; sleep 0.15; done; }
-text() { T send-keys -t kbx -l "$1"; sleep 0.2; }
-alt_off() { [ "$(T display -p -t kbx '#{alternate_on}')" = 0 ]; }
 gelu() { keys /; text '^activation/gelu$'; keys Enter Enter; expect "task . Activation/gelu" "gelu's task screen"; }
 
 example="$tasks/Activation/gelu/examples/no_tail.cu"
