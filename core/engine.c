@@ -2539,7 +2539,7 @@ static enum kbx_status prepare_host(struct run *r, const char *src, const char *
 	r->cand.host = 1;
 	/* the first load of a worker imports torch and triton: seconds, not milliseconds */
 	emit_phase(r, r->o->compile_limit_s + 60, "loading %s", name);
-	*loaded = h->load(h->ctx, r->t, src, name, r->gpu != NULL, cr, why, whylen);
+	*loaded = h->load(h->ctx, r->t, src, name, r->o->device, r->gpu != NULL, cr, why, whylen);
 	if (*loaded == V_PASS)
 		*why = '\0';
 	else if (!*why)

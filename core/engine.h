@@ -94,8 +94,8 @@ struct host_candidate {
 	void *ctx;
 	/* Load the candidate (the compile step). V_PASS when it loaded; else the verdict
 	 * (V_COMPILE_ERROR with diagnostics in cr, V_ABI_ERROR, V_NOT_RUN, V_ERROR) and why. */
-	enum verdict (*load)(void *ctx, const struct task *t, const char *source, const char *name, int has_gpu,
-			     struct compile_result *cr, char *why, size_t whylen);
+	enum verdict (*load)(void *ctx, const struct task *t, const char *source, const char *name, int device,
+			     int has_gpu, struct compile_result *cr, char *why, size_t whylen);
 	/* A handle >= 0 for these buffers, or -1 with why. */
 	int (*bind)(void *ctx, const struct host_binding *b, char *why, size_t whylen);
 	void (*unbind)(void *ctx, int handle);

@@ -78,8 +78,8 @@ static char *join_log(json_t *o)
 	return sb.len ? sbuf_detach(&sb) : (sbuf_release(&sb), NULL);
 }
 
-static enum verdict py_load(void *ctx, const struct task *t, const char *source, const char *name, int has_gpu,
-			    struct compile_result *cr, char *why, size_t whylen)
+static enum verdict py_load(void *ctx, const struct task *t, const char *source, const char *name, int device,
+			    int has_gpu, struct compile_result *cr, char *why, size_t whylen)
 {
 	struct pyhost *h = ctx;
 	json_t *req = json_object(), *ans;
@@ -94,6 +94,7 @@ static enum verdict py_load(void *ctx, const struct task *t, const char *source,
 	json_object_set_new(req, "task_dir", json_string(t->dir));
 	json_object_set_new(req, "entry", t->py_entry ? json_string(t->py_entry) : json_null());
 	json_object_set_new(req, "signature", t->py_signature ? json_string(t->py_signature) : json_null());
+	json_object_set_new(req, "device", json_integer(device));
 	json_object_set_new(req, "has_gpu", json_boolean(has_gpu));
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
