@@ -72,6 +72,7 @@ void engine_finish(struct run *r, enum verdict v, const char *fmt, ...)
 			 "requires: missing %s", r->missing_evidence);
 	}
 	r->sum.verdict = v;
+	r->finished = 1;
 	r->sum.seconds = now_seconds() - r->t0;
 	r->sum.split.verify_s = r->sum.seconds - r->sum.split.compile_s - r->sum.split.inputs_s - r->sum.split.timing_s;
 	if (r->sum.split.verify_s < 0)
@@ -94,116 +95,138 @@ static void summary_init(struct run *r)
 	}
 }
 
-static enum kbx_status run_all(struct run *r, const char *source, const char *source_name,
-			       const struct compile_cache *cache)
+/* What run_all compiles, kept until the run ends: the candidate's and the reference's images and
+ * compile results, and the reference's source. */
+struct run_images {
+	struct compile_result cc, rc;
+	void *cimg, *rimg;
+	size_t csz, rsz;
+	char *ref_src;
+};
+
+/* Compile (or load, or read from Triton) the candidate, apply the static rules and report the
+ * compile; a candidate that does not compile or load ends the run (engine_finish). */
+static enum kbx_status compile_candidate(struct run *r, const char *source, const char *source_name,
+					 const struct compile_cache *cache, struct run_images *im)
 {
 	const struct task *t = r->t;
-	struct compile_result cc, rc;
-	void *cimg = NULL, *rimg = NULL;
-	size_t csz = 0, rsz = 0;
-	char *ref_src = NULL, why[1024] = "";
-	size_t ref_len;
+	char why[1024] = "";
 	enum kbx_status st;
-	struct golden_table *golden = NULL;
-	const struct golden_row *grows = NULL;
-	int ngolden = 0, i, all_timed = 1;
+	int i;
 	enum verdict loaded = V_PASS;
 
-	memset(&cc, 0, sizeof(cc));
-	memset(&rc, 0, sizeof(rc));
 	r->cand.role = "candidate";
 	r->ref.role = "reference";
 	if (r->o->host)
-		st = engine_prepare_host(r, source, source_name, &cc, &loaded, why, sizeof(why));
+		st = engine_prepare_host(r, source, source_name, &im->cc, &loaded, why, sizeof(why));
 	else if (r->o->triton_dir)
 		st = triton_prepare(t, r->o->triton_dir, r->o->triton_launch, r->gpu ? engine_device_arch(r) : 0, r->info.sms,
-				    &r->cand.spec, &cc, &cimg, &csz, why, sizeof(why));
+				    &r->cand.spec, &im->cc, &im->cimg, &im->csz, why, sizeof(why));
 	else
-		st = engine_prepare_program(r, &r->cand, source, source_name, cache, &cc, &cimg, &csz);
+		st = engine_prepare_program(r, &r->cand, source, source_name, cache, &im->cc, &im->cimg, &im->csz);
 	if (st)
-		goto out;
+		return st;
 	/* The static rules read CUDA source; a Triton candidate is a binary and its IR. */
-	if (r->o->triton_dir && cc.ok)
-		engine_log(r, "%s", cc.log);
-	else if (!r->o->triton_dir && engine_apply_rules(r, source, r->o->host ? RULES_PYTHON : RULES_CUDA, &cc))
-		cc.ok = 0;
-	if (cc.ok && cimg)
-		engine_find_globals(r, r->o->triton_dir ? NULL : source, cimg, csz, &cc);
+	if (r->o->triton_dir && im->cc.ok)
+		engine_log(r, "%s", im->cc.log);
+	else if (!r->o->triton_dir && engine_apply_rules(r, source, r->o->host ? RULES_PYTHON : RULES_CUDA, &im->cc))
+		im->cc.ok = 0;
+	if (im->cc.ok && im->cimg)
+		engine_find_globals(r, r->o->triton_dir ? NULL : source, im->cimg, im->csz, &im->cc);
 	if (r->ev->compile)
-		r->ev->compile(r->ev->ctx, &cc);
-	if (cc.ok && r->o->save_cubin && write_file(r->o->save_cubin, cimg, csz))
+		r->ev->compile(r->ev->ctx, &im->cc);
+	if (im->cc.ok && r->o->save_cubin && write_file(r->o->save_cubin, im->cimg, im->csz))
 		engine_log(r, "%s", kbx_last_error());
-	if (!cc.ok) {
+	if (!im->cc.ok) {
 		const char *first_error = "NVRTC rejected the source";
 
-		for (i = cc.ndiags - 1; i >= 0; i--)
-			if (!strcmp(cc.diags[i].severity, "error"))
-				first_error = cc.diags[i].message;
+		for (i = im->cc.ndiags - 1; i >= 0; i--)
+			if (!strcmp(im->cc.diags[i].severity, "error"))
+				first_error = im->cc.diags[i].message;
 		engine_finish(r, V_COMPILE_ERROR, "%s", first_error);
-		goto out;
+		return st;
 	}
 	if (loaded != V_PASS) {
 		/* the host could not load it: no entry function, or what it needs is missing */
 		engine_finish(r, loaded, "%s", why);
-		goto out;
+		return st;
 	}
 	if (why[0]) {
 		/* a Triton launch that disagrees with its kernel (triton.h), found without a GPU */
 		engine_finish(r, V_ABI_ERROR, "%s", why);
-		goto out;
+		return st;
 	}
-	st = read_file(t->reference_path, &ref_src, &ref_len);
+	return KBX_OK;
+}
+
+/* Compile the reference; without a device, check both images' launches and end the run; with
+ * one, bind both programs to their launch lines. */
+static enum kbx_status load_reference(struct run *r, const struct compile_cache *cache, struct run_images *im)
+{
+	const struct task *t = r->t;
+	char why[1024] = "";
+	size_t ref_len;
+	enum kbx_status st;
+
+	st = read_file(t->reference_path, &im->ref_src, &ref_len);
 	if (!st)
-		st = engine_prepare_program(r, &r->ref, ref_src, "reference.cu", cache, &rc, &rimg, &rsz);
+		st = engine_prepare_program(r, &r->ref, im->ref_src, "reference.cu", cache, &im->rc, &im->rimg, &im->rsz);
 	if (st)
-		goto out;
-	if (!rc.ok) {
+		return st;
+	if (!im->rc.ok) {
 		st = kbx_error(KBX_EINVAL, "the reference of '%s' does not compile: %s", t->id,
-			       rc.ndiags ? rc.diags[0].message : rc.log);
-		goto out;
+			       im->rc.ndiags ? im->rc.diags[0].message : im->rc.log);
+		return st;
 	}
 	/* The reference evaluated as a candidate (a sweep of the references) is timed once: its
 	 * second timing would only measure the same code twice. */
-	r->ref_is_cand = !r->o->triton_dir && cimg && rimg && csz == rsz && !memcmp(cimg, rimg, csz);
+	r->ref_is_cand = !r->o->triton_dir && im->cimg && im->rimg && im->csz == im->rsz &&
+			 !memcmp(im->cimg, im->rimg, im->csz);
 	if (!r->gpu) {
 		if (r->o->host) {
 			engine_finish(r, V_NOT_RUN, "loaded; nothing ran: no CUDA device");
-			goto out;
+			return st;
 		}
 		if (!r->o->triton_dir) {
-			abi_check_image(t, &r->ref.spec, rimg, rsz, why, sizeof(why));
+			abi_check_image(t, &r->ref.spec, im->rimg, im->rsz, why, sizeof(why));
 			if (why[0]) {
 				st = kbx_error(KBX_EINVAL, "the reference of '%s': %s", t->id, why);
-				goto out;
+				return st;
 			}
-			abi_check_image(t, &r->cand.spec, cimg, csz, why, sizeof(why));
+			abi_check_image(t, &r->cand.spec, im->cimg, im->csz, why, sizeof(why));
 			if (why[0]) {
 				engine_finish(r, V_ABI_ERROR, "%s", why);
-				goto out;
+				return st;
 			}
 		}
-		engine_finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", cc.arch);
-		goto out;
+		engine_finish(r, V_NOT_RUN, "compiled for %s; nothing ran: no CUDA device", im->cc.arch);
+		return st;
 	}
-	st = r->cand.host ? KBX_OK : engine_bind_program(r, &r->cand, cimg, why, sizeof(why));
+	st = r->cand.host ? KBX_OK : engine_bind_program(r, &r->cand, im->cimg, why, sizeof(why));
 	if (st || why[0]) {
 		if (!st)
 			engine_finish(r, V_ABI_ERROR, "%s", why);
 		else
 			engine_finish(r, V_RUNTIME_ERROR, "%s", why);
 		st = KBX_OK;
-		goto out;
+		return st;
 	}
-	st = engine_bind_program(r, &r->ref, rimg, why, sizeof(why));
+	st = engine_bind_program(r, &r->ref, im->rimg, why, sizeof(why));
 	if (!st && why[0])
 		st = kbx_error(KBX_EINVAL, "the reference of '%s' is broken: %s", t->id, why);
 	if (st)
-		goto out;
+		return st;
+	return KBX_OK;
+}
 
-	if (r->o->export_perf_row && r->o->export_dir) {
-		st = engine_export_perf_row(r, r->o->export_perf_row - 1);
-		goto out;
-	}
+/* The correctness cases, then the fuzzing; the run ends here unless every case passed and the
+ * perf rows are to be timed. */
+static enum kbx_status run_correctness(struct run *r)
+{
+	const struct task *t = r->t;
+	enum kbx_status st = KBX_OK;
+	int i;
+
 	/* Correctness cases: the task's own, then the derived ones (core/derive.h). */
 	{
 		struct task_case *extra = NULL, one;
@@ -213,13 +236,13 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		if (r->o->only_case && derive_is_name(r->o->only_case)) {
 			st = derive_case(t, r->o->only_case, &one);
 			if (st)
-				goto out;
+				return st;
 			extra = &one;
 			nextra = 1;
 		} else if (!r->o->only_case && !r->o->no_derived) {
 			st = derive_auto(t, &extra, &nextra);
 			if (st)
-				goto out;
+				return st;
 		}
 		for (i = 0; i < t->ncases + nextra && !st && !ended; i++) {
 			const struct task_case *tc = i < t->ncases ? &t->cases[i] : &extra[i - t->ncases];
@@ -233,13 +256,13 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		else
 			derive_cases_free(extra, nextra);
 		if (st || ended)
-			goto out;
+			return st;
 	}
 	if (r->host_skipped && r->sum.verdict == V_PASS) {
 		if (r->host_skipped == r->sum.cases_total) {
 			engine_finish(r, V_NOT_RUN, "no case could be checked for a Python candidate (its random draws are "
 				      "PyTorch's, which kbx cannot reproduce)");
-			goto out;
+			return st;
 		}
 		engine_log(r, "%d of %d cases could not be checked for a Python candidate (random draws kbx cannot "
 			   "reproduce); the verdict rests on the other %d", r->host_skipped, r->sum.cases_total,
@@ -247,14 +270,14 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	}
 	if (r->o->only_case && !r->sum.cases_total) {
 		engine_finish(r, V_ERROR, "task '%s' has no case '%s'", t->id, r->o->only_case);
-		goto out;
+		return st;
 	}
 	if (r->o->fuzz > 0 && r->sum.verdict == V_PASS && !r->o->only_case) {
 		int ended = 0;
 
 		st = engine_run_fuzz(r, &ended);
 		if (st || ended)
-			goto out;
+			return st;
 	}
 	if (r->sum.verdict != V_PASS || r->o->no_perf || r->o->only_case || !t->perf.nrows || r->missing_evidence) {
 		char *m = r->sum.message ? xstrdup(r->sum.message) : NULL;
@@ -267,10 +290,21 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 		else
 			engine_finish(r, r->sum.verdict, "%s", m);
 		free(m);
-		goto out;
+		return st;
 	}
+	return KBX_OK;
+}
 
-	/* Perf rows. */
+/* The golden table of this device for this task, when every one of its rows matches the task's
+ * perf rows; else none (and a warning). */
+static void find_golden(struct run *r, struct golden_table **golden_ret, const struct golden_row **grows_ret,
+			int *ngolden_ret)
+{
+	const struct task *t = r->t;
+	struct golden_table *golden = NULL;
+	const struct golden_row *grows = NULL;
+	int ngolden = 0, i;
+
 	if (t->perf.golden_off)
 		engine_log(r, "no speedup vs golden for this task: %s", t->perf.golden_off);
 	else if (golden_match(r->o->tasks_root, r->info.name, &golden) == KBX_OK) {
@@ -298,91 +332,134 @@ static enum kbx_status run_all(struct run *r, const char *source, const char *so
 	}
 	if (!grows && !t->perf.golden_off)
 		r->sum.warnings |= WARN(W_NO_GOLDEN);
-	{
-		r->flush_bytes = (size_t)r->info.l2_bytes * 2;
-		if (r->flush_bytes < FLUSH_MIN_BYTES)
-			r->flush_bytes = FLUSH_MIN_BYTES;
-		st = gpu_alloc(r->gpu, r->flush_bytes, &r->flush);
-		if (st)
-			goto out;
-		gpu_reset_persisting_l2(r->gpu);
-		ceiling_init(&r->ceiling, &r->info, r->o->calib, t);
-		if (r->ceiling.tflops > 0)
-			engine_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), %.1f TFLOP/s (%s %s peak x %.2f)", r->ceiling.gbps,
-				   r->ceiling.gbps_from, CEILING_BW_MARGIN, r->ceiling.tflops, r->ceiling.tflops_from,
-				   ceiling_unit_name(r->ceiling.unit), CEILING_FLOP_MARGIN);
-		else
-			engine_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), no FLOP ceiling (%s)", r->ceiling.gbps,
-				   r->ceiling.gbps_from, CEILING_BW_MARGIN,
-				   t->perf.flop_ceiling_off ? t->perf.flop_ceiling_off : "no peak known for this device");
-	}
-	{
-		double cand = 0, ref = 0, gold = 0;
-		int first = 0;
+	*golden_ret = golden;
+	*grows_ret = grows;
+	*ngolden_ret = ngolden;
+}
 
-		if (r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows)
-			first = t->perf.nrows - r->o->max_perf_rows;
-		for (i = first; i < t->perf.nrows; i++) {
-			struct perf_result pr;
+/* What every timing needs: the L2 flush buffer and the timing ceilings of this device. */
+static enum kbx_status timing_open(struct run *r)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
 
-			st = engine_run_perf_row(r, i, grows, ngolden, &pr);
-			if (st) {
-				perf_result_free(&pr);
-				if (r->sticky) {
-					engine_finish(r, V_RUNTIME_ERROR, "perf row %d: %s", i + 1, kbx_last_error());
-					st = KBX_OK;
-				}
-				goto out;
-			}
-			if (r->ev->perf_row)
-				r->ev->perf_row(r->ev->ctx, &pr);
-			if (!pr.correct) {
-				engine_finish(r, V_WRONG, "perf row %d (input_size %s): %s", i + 1, pr.input_size,
-					      pr.message ? pr.message : "wrong");
-				perf_result_free(&pr);
-				goto out;
-			}
-			if (pr.impossible) {
-				engine_finish(r, V_IMPOSSIBLE_TIMING, "perf row %d (input_size %s): %s; no speedup is reported", i + 1,
-					      pr.input_size, pr.message);
-				perf_result_free(&pr);
-				goto out;
-			}
-			cand += pr.cand.median;
-			ref += pr.ref.median;
-			if (pr.golden_ms >= 0)
-				gold += pr.golden_ms;
-			else
-				all_timed = 0;
+	r->flush_bytes = (size_t)r->info.l2_bytes * 2;
+	if (r->flush_bytes < FLUSH_MIN_BYTES)
+		r->flush_bytes = FLUSH_MIN_BYTES;
+	st = gpu_alloc(r->gpu, r->flush_bytes, &r->flush);
+	if (st)
+		return st;
+	gpu_reset_persisting_l2(r->gpu);
+	ceiling_init(&r->ceiling, &r->info, r->o->calib, t);
+	if (r->ceiling.tflops > 0)
+		engine_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), %.1f TFLOP/s (%s %s peak x %.2f)", r->ceiling.gbps,
+			   r->ceiling.gbps_from, CEILING_BW_MARGIN, r->ceiling.tflops, r->ceiling.tflops_from,
+			   ceiling_unit_name(r->ceiling.unit), CEILING_FLOP_MARGIN);
+	else
+		engine_log(r, "timing ceilings: %.0f GB/s (%s x %.2f), no FLOP ceiling (%s)", r->ceiling.gbps,
+			   r->ceiling.gbps_from, CEILING_BW_MARGIN,
+			   t->perf.flop_ceiling_off ? t->perf.flop_ceiling_off : "no peak known for this device");
+	return KBX_OK;
+}
+
+/* Time every perf row (or the last max_perf_rows) and end the run with the speedups. */
+static enum kbx_status run_perf_rows(struct run *r, const struct golden_row *grows, int ngolden)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	int i, all_timed = 1;
+	double cand = 0, ref = 0, gold = 0;
+	int first = 0;
+
+	if (r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows)
+		first = t->perf.nrows - r->o->max_perf_rows;
+	for (i = first; i < t->perf.nrows; i++) {
+		struct perf_result pr;
+
+		st = engine_run_perf_row(r, i, grows, ngolden, &pr);
+		if (st) {
 			perf_result_free(&pr);
+			if (r->sticky) {
+				engine_finish(r, V_RUNTIME_ERROR, "perf row %d: %s", i + 1, kbx_last_error());
+				st = KBX_OK;
+			}
+			return st;
 		}
-		r->sum.cand_ms_sum = cand;
-		r->sum.ref_ms_sum = ref;
-		if (cand > 0)
-			r->sum.speedup_ref = ref / cand;
-		if (grows && first > 0)
-			engine_log(r, "speedup vs golden needs every perf row; %d of %d were timed", t->perf.nrows - first,
-				   t->perf.nrows);
-		if (grows && all_timed && cand > 0 && first == 0) {
-			r->sum.golden_ms_sum = gold;
-			r->sum.speedup_golden = gold / cand;
+		if (r->ev->perf_row)
+			r->ev->perf_row(r->ev->ctx, &pr);
+		if (!pr.correct) {
+			engine_finish(r, V_WRONG, "perf row %d (input_size %s): %s", i + 1, pr.input_size,
+				      pr.message ? pr.message : "wrong");
+			perf_result_free(&pr);
+			return st;
 		}
+		if (pr.impossible) {
+			engine_finish(r, V_IMPOSSIBLE_TIMING, "perf row %d (input_size %s): %s; no speedup is reported", i + 1,
+				      pr.input_size, pr.message);
+			perf_result_free(&pr);
+			return st;
+		}
+		cand += pr.cand.median;
+		ref += pr.ref.median;
+		if (pr.golden_ms >= 0)
+			gold += pr.golden_ms;
+		else
+			all_timed = 0;
+		perf_result_free(&pr);
+	}
+	r->sum.cand_ms_sum = cand;
+	r->sum.ref_ms_sum = ref;
+	if (cand > 0)
+		r->sum.speedup_ref = ref / cand;
+	if (grows && first > 0)
+		engine_log(r, "speedup vs golden needs every perf row; %d of %d were timed", t->perf.nrows - first,
+			   t->perf.nrows);
+	if (grows && all_timed && cand > 0 && first == 0) {
+		r->sum.golden_ms_sum = gold;
+		r->sum.speedup_golden = gold / cand;
 	}
 	engine_finish(r, V_PASS, "%d of %d cases passed; %d of %d perf rows timed", r->sum.cases_passed,
-		      r->sum.cases_total, r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows ? r->o->max_perf_rows
-												  : t->perf.nrows,
-	       t->perf.nrows);
-out:
+		      r->sum.cases_total,
+		      r->o->max_perf_rows > 0 && r->o->max_perf_rows < t->perf.nrows ? r->o->max_perf_rows : t->perf.nrows,
+		      t->perf.nrows);
+	return KBX_OK;
+}
+
+static enum kbx_status run_all(struct run *r, const char *source, const char *source_name,
+			       const struct compile_cache *cache)
+{
+	struct run_images im;
+	enum kbx_status st;
+	struct golden_table *golden = NULL;
+	const struct golden_row *grows = NULL;
+	int ngolden = 0;
+
+	memset(&im, 0, sizeof(im));
+	/* each step returns a kbx error, or ends the run with a verdict (r->finished), or leaves the
+	 * run to the next */
+	st = compile_candidate(r, source, source_name, cache, &im);
+	if (!st && !r->finished)
+		st = load_reference(r, cache, &im);
+	if (!st && !r->finished && r->o->export_perf_row && r->o->export_dir)
+		st = engine_export_perf_row(r, r->o->export_perf_row - 1);
+	else if (!st && !r->finished)
+		st = run_correctness(r);
+	if (!st && !r->finished) {
+		find_golden(r, &golden, &grows, &ngolden);
+		st = timing_open(r);
+	}
+	if (!st && !r->finished)
+		st = run_perf_rows(r, grows, ngolden);
 	if (r->flush) {
 		gpu_free(r->gpu, r->flush);
 		r->flush = 0;
 	}
 	golden_free(golden);
-	compile_result_free(&cc);
-	compile_result_free(&rc);
-	free(cimg);
-	free(rimg);
-	free(ref_src);
+	compile_result_free(&im.cc);
+	compile_result_free(&im.rc);
+	free(im.cimg);
+	free(im.rimg);
+	free(im.ref_src);
 	return st;
 }
 

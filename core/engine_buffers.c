@@ -141,7 +141,6 @@ enum kbx_status engine_set_alloc(struct run *r, struct dev_set *s, const struct 
 	return KBX_OK;
 }
 
-
 /* Put inputs in place and poison (candidate) or zero (reference) outputs and scratch. */
 enum kbx_status engine_set_prepare(struct run *r, struct dev_set *s, const struct case_ctx *c,
 				   const struct program *p, int poison)

@@ -65,6 +65,7 @@ struct run {
 	int stages_state;           /* 0: not tried yet, 1: loaded, -1: could not be loaded */
 	int stages_said;            /* the log line that names the stage program was written */
 	struct run_summary sum;
+	int finished;               /* engine_finish gave the verdict: the run is over */
 	int sticky;
 	char *missing_evidence;     /* required evidence rules the candidate lacks, or NULL */
 	gpu_ptr flush;

@@ -394,17 +394,100 @@ out:
 	return st;
 }
 
+/* Check the candidate at a perf row before timing it: the reference's own image runs once, a
+ * distribution is tested, anything else is judged against the reference (*digest: its outputs). */
+static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const char *key, const char *label,
+				      struct case_result *cr, uint64_t *digest)
+{
+	enum kbx_status st;
+	void **before = NULL;
+
+	if (r->ref_is_cand) {
+		char why[1024];
+
+		/* The candidate is the reference's own image: comparing them at this size would compare
+		 * the code with itself. One synchronised call checks that it runs here (and tells the
+		 * timing how long a call is); the cases have verified it. */
+		cr->verdict = V_PASS;
+		st = engine_perf_inputs(r, c, key);
+		if (!st)
+			st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
+		if (!st)
+			st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+		if (!st && engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why))) {
+			cr->verdict = V_RUNTIME_ERROR;
+			cr->message = xstrdup(why);
+			if (gpu_is_sticky(r->gpu))
+				r->sticky = 1;
+		}
+	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
+		st = engine_make_inputs(r, &c->pb, key, 0, &c->in);
+		if (!st)
+			st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
+		if (!st)
+			st = engine_set_alloc(r, &c->rs, &c->pb, &r->ref);
+		if (!st)
+			st = engine_set_prepare(r, &c->rs, c, &r->ref, 0);
+		if (!st)
+			st = engine_verify_distribution(r, c, label, cr);
+	} else {
+		st = engine_case_setup(r, c, key, label, 1);
+		if (!st)
+			st = engine_judge_candidate(r, c, label, cr, &before);
+		if (before)
+			*digest = outputs_digest(&c->pb, before);
+		engine_host_free(before, c->pb.nbufs);
+	}
+	return st;
+}
+
+/* Time the candidate, then the reference (unless it is the candidate's own image), at a perf row. */
+static enum kbx_status time_perf_row(struct run *r, struct case_ctx *c, const char *label, struct perf_result *pr)
+{
+	struct bench_result br;
+	enum kbx_status st;
+	double limit;
+
+	limit = r->launch_limit_s * 10 + 3 * bench_budget_s(&r->o->bench);
+	engine_phase(r, limit, "%s: timing candidate", label);
+	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+	if (!st)
+		st = time_program(r, &r->cand, c, &c->cs, label, &br);
+	if (st) {
+		if (gpu_is_sticky(r->gpu))
+			r->sticky = 1;
+		return st;
+	}
+	pr->cand = br.s;
+	pr->cand_rsd = br.rsd;
+	pr->clocks = br.clocks;
+	snprintf(pr->bench_stop, sizeof(pr->bench_stop), "%s", br.stop);
+	snprintf(pr->bench_mode, sizeof(pr->bench_mode), "%s", bench_mode_name(r->o->bench.mode));
+	pr->hide_latency = r->o->bench.hide_latency;
+	if (br.batches_dropped)
+		engine_log(r, "%s: %d batch(es) dropped: the GPU waited for the host while hiding launch latency",
+			   label, br.batches_dropped);
+	if (r->ref_is_cand) {
+		pr->ref = pr->cand;
+		pr->ref_is_cand = 1;
+	} else {
+		engine_phase(r, limit, "%s: timing reference", label);
+		st = time_program(r, &r->ref, c, &c->rs, label, &br);
+		if (st)
+			return st;
+		pr->ref = br.s;
+	}
+	return KBX_OK;
+}
+
 enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_row *golden, int ngolden,
 				    struct perf_result *pr)
 {
 	struct case_ctx c = { 0 };
 	struct case_result cr;
-	struct bench_result br;
 	enum kbx_status st;
 	char label[64], key[32], bound[320] = "";
-	void **before = NULL;
 	uint64_t digest = 0;
-	double limit;
 
 	memset(pr, 0, sizeof(*pr));
 	memset(&cr, 0, sizeof(cr));
@@ -423,42 +506,7 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	if (golden && row < ngolden)
 		pr->golden_ms = golden[row].ms;
 	engine_phase(r, r->launch_limit_s * 4 + 30, "%s: inputs", label);
-	if (r->ref_is_cand) {
-		char why[1024];
-
-		/* The candidate is the reference's own image: comparing them at this size would compare
-		 * the code with itself. One synchronised call checks that it runs here (and tells the
-		 * timing how long a call is); the cases have verified it. */
-		cr.verdict = V_PASS;
-		st = engine_perf_inputs(r, &c, key);
-		if (!st)
-			st = engine_set_alloc(r, &c.cs, &c.pb, &r->cand);
-		if (!st)
-			st = engine_set_prepare(r, &c.cs, &c, &r->cand, 1);
-		if (!st && engine_run_launches(r, &r->cand, &c.cs, &c.pb, 1, label, why, sizeof(why))) {
-			cr.verdict = V_RUNTIME_ERROR;
-			cr.message = xstrdup(why);
-			if (gpu_is_sticky(r->gpu))
-				r->sticky = 1;
-		}
-	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
-		st = engine_make_inputs(r, &c.pb, key, 0, &c.in);
-		if (!st)
-			st = engine_set_alloc(r, &c.cs, &c.pb, &r->cand);
-		if (!st)
-			st = engine_set_alloc(r, &c.rs, &c.pb, &r->ref);
-		if (!st)
-			st = engine_set_prepare(r, &c.rs, &c, &r->ref, 0);
-		if (!st)
-			st = engine_verify_distribution(r, &c, label, &cr);
-	} else {
-		st = engine_case_setup(r, &c, key, label, 1);
-		if (!st)
-			st = engine_judge_candidate(r, &c, label, &cr, &before);
-		if (before)
-			digest = outputs_digest(&c.pb, before);
-		engine_host_free(before, c.pb.nbufs);
-	}
+	st = check_perf_row(r, &c, key, label, &cr, &digest);
 	if (st)
 		goto out;
 	if (cr.verdict == V_NOT_RUN)
@@ -471,35 +519,9 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 		free(m);
 		goto out;
 	}
-	limit = r->launch_limit_s * 10 + 3 * bench_budget_s(&r->o->bench);
-	engine_phase(r, limit, "%s: timing candidate", label);
-	st = engine_set_prepare(r, &c.cs, &c, &r->cand, 1);
-	if (!st)
-		st = time_program(r, &r->cand, &c, &c.cs, label, &br);
-	if (st) {
-		if (gpu_is_sticky(r->gpu))
-			r->sticky = 1;
+	st = time_perf_row(r, &c, label, pr);
+	if (st)
 		goto out;
-	}
-	pr->cand = br.s;
-	pr->cand_rsd = br.rsd;
-	pr->clocks = br.clocks;
-	snprintf(pr->bench_stop, sizeof(pr->bench_stop), "%s", br.stop);
-	snprintf(pr->bench_mode, sizeof(pr->bench_mode), "%s", bench_mode_name(r->o->bench.mode));
-	pr->hide_latency = r->o->bench.hide_latency;
-	if (br.batches_dropped)
-		engine_log(r, "%s: %d batch(es) dropped: the GPU waited for the host while hiding launch latency",
-			   label, br.batches_dropped);
-	if (r->ref_is_cand) {
-		pr->ref = pr->cand;
-		pr->ref_is_cand = 1;
-	} else {
-		engine_phase(r, limit, "%s: timing reference", label);
-		st = time_program(r, &r->ref, &c, &c.rs, label, &br);
-		if (st)
-			goto out;
-		pr->ref = br.s;
-	}
 	pr->has_ref = 1;
 	if (!r->ref_is_cand && !(r->t->verifier && !strcmp(r->t->verifier, "distribution"))) {
 		st = check_after_timing(r, &c, row, label, bound, digest, pr);

@@ -106,7 +106,6 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 	return st;
 }
 
-
 /* The task's stage program ([task] stages): a staged implementation, one of its examples, kept
  * for the stage diff when the reference is fused and keeps no stage buffers. Compiled (through
  * the compile cache) and loaded the first time a failing candidate needs it; NULL when the task
@@ -352,6 +351,127 @@ done:
 	return st;
 }
 
+/* The guard zones of every buffer and scratch of the candidate's set, and the inputs it modified:
+ * each finding is added to msg, the first buffer of each kind named in cr. */
+static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct case_result *cr, struct sbuf *msg)
+{
+	const struct task *t = r->t;
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	/* Out-of-bounds writes and modified inputs. */
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		const struct dev_buf *d = &c->cs.args[b->arg - t->args];
+		int side = engine_buf_guard_check(r, d, &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", b->arg->name);
+			sbuf_addf(msg, "%swrote outside buffer '%s' (guard zone %s it modified)", msg->len ? "; " : "",
+				  b->arg->name, side == 1 ? "before the start" : "past the end");
+		}
+		if (b->arg->dir == ARG_IN && b->bytes && !c->in[i]) {
+			int differs = 0;
+
+			st = engine_device_fill(r, c, b, d, 1, &differs);
+			if (st)
+				return st;
+			if (differs && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(msg, "%smodified input '%s'", msg->len ? "; " : "", b->arg->name);
+			}
+		} else if (b->arg->dir == ARG_IN && b->bytes) {
+			void *now = xmalloc(b->bytes);
+			double t0 = now_seconds();
+
+			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
+			r->sum.split.transfer_s += now_seconds() - t0;
+			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(msg, "%smodified input '%s'", msg->len ? "; " : "", b->arg->name);
+			}
+			free(now);
+			if (st)
+				return st;
+		}
+	}
+	for (i = 0; i < c->cs.nscratch; i++) {
+		int side = engine_buf_guard_check(r, &c->cs.scratch[i], &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", r->cand.spec.scratch[i].name);
+			sbuf_addf(msg, "%swrote outside scratch '%s'", msg->len ? "; " : "", r->cand.spec.scratch[i].name);
+		}
+	}
+	return KBX_OK;
+}
+
+/* Compare every output with the reference's (for a property, only count what was left unwritten):
+ * one output_result each in cr, what is wrong added to msg. */
+static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct case_result *cr, void **cand_out,
+				       int property, struct sbuf *msg)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	int i, nout = 0;
+
+	for (i = 0; i < c->pb.nbufs; i++)
+		nout += c->pb.bufs[i].arg->dir != ARG_IN;
+	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		struct output_result *o;
+		size_t unwritten;
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		o = &cr->outputs[cr->noutputs++];
+		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
+		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
+		if (property) {
+			/* Judged as a whole below; only unwritten elements are reported per output. */
+			o->cmp.n = b->numel;
+			o->cmp.pass = !unwritten;
+			o->cmp.cosine = o->cmp.l1_relative = o->cmp.rmse = -1;
+			if (unwritten)
+				sbuf_addf(msg, "%sleft %zu of %zu elements of '%s' unwritten", msg->len ? "; " : "", unwritten,
+					  b->numel, b->arg->name);
+			continue;
+		}
+		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
+		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
+		if (st)
+			return st;
+		if (o->cmp.pass)
+			continue;
+		if (unwritten)
+			sbuf_addf(msg, "%sleft %zu of %zu elements of '%s' unwritten", msg->len ? "; " : "", unwritten,
+				  b->numel, b->arg->name);
+		else {
+			char at[160] = "", note[256];
+
+			/* the figures cover finite pairs only: a NaN they left out is named with them */
+			compare_nonfinite_note(&o->cmp, note, sizeof(note));
+			if (t->tol.metric)
+				sbuf_addf(msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, "
+					  "rmse %.3g%s%s)", msg->len ? "; " : "", b->arg->name, o->cmp.cosine,
+					  o->cmp.l1_relative, o->cmp.rmse, note[0] ? "; " : "", note);
+			else {
+				if (o->cmp.nworst)
+					describe_elem(at, sizeof(at), &o->cmp.worst[0]);
+				sbuf_addf(msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s%s%s)",
+					  msg->len ? "; " : "", b->arg->name, o->cmp.mismatches, o->cmp.n,
+					  o->cmp.max_abs, at, note[0] ? "; " : "", note);
+			}
+		}
+	}
+	return KBX_OK;
+}
+
 enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
@@ -360,7 +480,7 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 	char why[1024];
 	void **cand_out = NULL;
 	struct sbuf msg = SBUF_INIT;
-	int i, nout = 0, property = t->verifier && !strcmp(t->verifier, "property");
+	int i, property = t->verifier && !strcmp(t->verifier, "property");
 
 	cr->verdict = V_PASS;
 	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
@@ -387,111 +507,19 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		sbuf_release(&msg);
 		return st;
 	}
-	/* Out-of-bounds writes and modified inputs. */
-	for (i = 0; i < c->pb.nbufs; i++) {
-		const struct problem_buf *b = &c->pb.bufs[i];
-		const struct dev_buf *d = &c->cs.args[b->arg - t->args];
-		int side = engine_buf_guard_check(r, d, &st);
-
-		if (st)
-			return st;
-		if (side && !cr->oob_arg[0]) {
-			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", b->arg->name);
-			sbuf_addf(&msg, "%swrote outside buffer '%s' (guard zone %s it modified)", msg.len ? "; " : "",
-				  b->arg->name, side == 1 ? "before the start" : "past the end");
-		}
-		if (b->arg->dir == ARG_IN && b->bytes && !c->in[i]) {
-			int differs = 0;
-
-			st = engine_device_fill(r, c, b, d, 1, &differs);
-			if (st)
-				return st;
-			if (differs && !cr->modified_arg[0]) {
-				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
-				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
-			}
-		} else if (b->arg->dir == ARG_IN && b->bytes) {
-			void *now = xmalloc(b->bytes);
-			double t0 = now_seconds();
-
-			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
-			r->sum.split.transfer_s += now_seconds() - t0;
-			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
-				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
-				sbuf_addf(&msg, "%smodified input '%s'", msg.len ? "; " : "", b->arg->name);
-			}
-			free(now);
-			if (st)
-				return st;
-		}
-	}
-	for (i = 0; i < c->cs.nscratch; i++) {
-		int side = engine_buf_guard_check(r, &c->cs.scratch[i], &st);
-
-		if (st)
-			return st;
-		if (side && !cr->oob_arg[0]) {
-			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", r->cand.spec.scratch[i].name);
-			sbuf_addf(&msg, "%swrote outside scratch '%s'", msg.len ? "; " : "", r->cand.spec.scratch[i].name);
-		}
-	}
+	st = check_buffers(r, c, cr, &msg);
+	if (st)
+		return st;
 	st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
 	if (st) {
 		engine_host_free(cand_out, c->pb.nbufs);
 		return st;
 	}
-	for (i = 0; i < c->pb.nbufs; i++)
-		nout += c->pb.bufs[i].arg->dir != ARG_IN;
-	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
-	for (i = 0; i < c->pb.nbufs; i++) {
-		const struct problem_buf *b = &c->pb.bufs[i];
-		struct output_result *o;
-		size_t unwritten;
-
-		if (b->arg->dir == ARG_IN)
-			continue;
-		o = &cr->outputs[cr->noutputs++];
-		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
-		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
-		if (property) {
-			/* Judged as a whole below; only unwritten elements are reported per output. */
-			o->cmp.n = b->numel;
-			o->cmp.pass = !unwritten;
-			o->cmp.cosine = o->cmp.l1_relative = o->cmp.rmse = -1;
-			if (unwritten)
-				sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
-					  b->numel, b->arg->name);
-			continue;
-		}
-		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
-		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
-		if (st) {
-			engine_host_free(cand_out, c->pb.nbufs);
-			sbuf_release(&msg);
-			return st;
-		}
-		if (o->cmp.pass)
-			continue;
-		if (unwritten)
-			sbuf_addf(&msg, "%sleft %zu of %zu elements of '%s' unwritten", msg.len ? "; " : "", unwritten,
-				  b->numel, b->arg->name);
-		else {
-			char at[160] = "", note[256];
-
-			/* the figures cover finite pairs only: a NaN they left out is named with them */
-			compare_nonfinite_note(&o->cmp, note, sizeof(note));
-			if (t->tol.metric)
-				sbuf_addf(&msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, "
-					  "rmse %.3g%s%s)", msg.len ? "; " : "", b->arg->name, o->cmp.cosine,
-					  o->cmp.l1_relative, o->cmp.rmse, note[0] ? "; " : "", note);
-			else {
-				if (o->cmp.nworst)
-					describe_elem(at, sizeof(at), &o->cmp.worst[0]);
-				sbuf_addf(&msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s%s%s)",
-					  msg.len ? "; " : "", b->arg->name, o->cmp.mismatches, o->cmp.n,
-					  o->cmp.max_abs, at, note[0] ? "; " : "", note);
-			}
-		}
+	st = compare_outputs(r, c, cr, cand_out, property, &msg);
+	if (st) {
+		engine_host_free(cand_out, c->pb.nbufs);
+		sbuf_release(&msg);
+		return st;
 	}
 	if (property) {
 		struct verify_result vr;
