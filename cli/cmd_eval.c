@@ -205,7 +205,7 @@ static void precompile_start(struct precompile *p, struct eval_item **items, int
 	p->n = n;
 	p->db_path = db_path;
 	p->tasks_root = tasks_root;
-	/* the worker's architecture: its device's, or sm_90 without one (engine.c) */
+	/* the worker's architecture: its device's, or sm_90 without one (core/engine_compile.c) */
 	p->arch = gpu_probe(ordinal, &info, &count) == KBX_OK ? info.cc_major * 10 + info.cc_minor : 90;
 	p->started = pthread_create(&p->tid, NULL, precompile_main, p) == 0;
 }

@@ -48,7 +48,7 @@ check "another candidate times the reference too" "$tmp/ex.json" \
 	'd["verdict"] == "pass" and len(p) == 1 and all(not r["timing"]["ref_is_cand"] and r["ref"]["n"] >= 1 for r in p)'
 check "the split adds up to the run's seconds" "$tmp/ex.json" \
 	'abs(sum(d["summary"]["split"][k] for k in ("compile_s", "inputs_s", "verify_s", "timing_s")) - d["summary"]["seconds"]) < 0.05 * d["summary"]["seconds"] + 0.01 and d["summary"]["split"]["timing_s"] > 0'
-# core/engine.c timing_sets_open and core/ceiling.h: the timing rotates among three input sets,
+# core/engine_timing.c timing_sets_open and core/ceiling.h: the timing rotates among three input sets,
 # says so, and gives its ceilings; an honest candidate is not above them
 check "timed calls rotate among 3 input sets, and the ceilings are named" "$tmp/ex.json" \
 	'any("timed calls rotate among 3 input sets" in l for l in d.get("logs", [])) and any(l.startswith("timing ceilings: ") and "GB/s" in l and "TFLOP/s" in l for l in d.get("logs", []))'

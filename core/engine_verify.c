@@ -1,0 +1,730 @@
+/*
+ * The run engine: judging a candidate on one problem, the stage diff, the determinism check and
+ * the distribution verifier (engine_int.h).
+ */
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "verify.h"
+
+/* ----------------------------------------------------------- verification ---- */
+
+/* Elements whose every byte still holds the poison pattern while the reference's does not. */
+struct unwritten_job {
+	const unsigned char *cand, *ref;
+	size_t es;
+	unsigned char poison;
+	size_t count;           /* added to atomically */
+};
+
+static void unwritten_range(void *arg, size_t lo, size_t hi)
+{
+	struct unwritten_job *j = arg;
+	size_t i, k, n = 0, es = j->es;
+
+	for (i = lo; i < hi; i++) {
+		int poisoned = 1, same = 1;
+
+		for (k = 0; k < es; k++) {
+			poisoned &= j->cand[i * es + k] == j->poison;
+			same &= j->ref[i * es + k] == j->poison;
+		}
+		n += poisoned && !same;
+	}
+	__atomic_add_fetch(&j->count, n, __ATOMIC_RELAXED);
+}
+
+/* Output elements still holding the poison where the reference wrote something else. */
+static size_t count_unwritten(const struct problem_buf *b, const void *cand, const void *ref)
+{
+	struct unwritten_job j = { cand, ref, dtype_size(b->arg->dtype), engine_poison_byte(b->arg->dtype), 0 };
+
+	if (b->arg->dir != ARG_OUT)
+		return 0;
+	parallel_for(b->numel, 1 << 20, unwritten_range, &j);
+	return j.count;
+}
+
+static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
+{
+	size_t off = 0;
+	int d;
+
+	off += (size_t)snprintf(buf + off, len - off, "[");
+	for (d = 0; d < e->ndim && off < len; d++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%lld", d ? "," : "", e->coord[d]);
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+/* Compare the scratch buffers the candidate shares (by name, dtype and size) with another
+ * program's (the reference's or the stage program's), in that program's order: the first that
+ * differs is the first wrong stage. *shared says whether any buffer was shared at all. */
+static enum kbx_status diff_stages(struct run *r, const struct program *p, const struct dev_set *ps,
+				   const struct dev_set *cs, const struct tolerance *tol, char *out, size_t outlen,
+				   int *shared)
+{
+	enum kbx_status st = KBX_OK;
+	int i, j;
+
+	*out = '\0';
+	*shared = 0;
+	for (i = 0; i < p->spec.nscratch && !st && !*out; i++) {
+		const struct scratch_decl *rd = &p->spec.scratch[i];
+
+		for (j = 0; j < r->cand.spec.nscratch; j++) {
+			const struct scratch_decl *cd = &r->cand.spec.scratch[j];
+			struct cmp_result cmp;
+			long long shape[1];
+			void *a, *b;
+
+			if (strcmp(rd->name, cd->name) || rd->dtype != cd->dtype ||
+			    ps->scratch_bytes[i] != cs->scratch_bytes[j] || !ps->scratch_bytes[i])
+				continue;
+			*shared = 1;
+			a = xmalloc(cs->scratch_bytes[j]);
+			b = xmalloc(ps->scratch_bytes[i]);
+			st = gpu_download(r->gpu, a, cs->scratch[j].ptr, cs->scratch_bytes[j]);
+			if (!st)
+				st = gpu_download(r->gpu, b, ps->scratch[i].ptr, ps->scratch_bytes[i]);
+			shape[0] = (long long)(ps->scratch_bytes[i] / dtype_size(rd->dtype));
+			if (!st) {
+				compare_buffers(rd->dtype, a, b, shape, 1, tol, &cmp);
+				if (!cmp.pass)
+					snprintf(out, outlen, "%s", rd->name);
+			}
+			free(a);
+			free(b);
+			break;
+		}
+	}
+	return st;
+}
+
+/* The task's stage program ([task] stages): a staged implementation, one of its examples, kept
+ * for the stage diff when the reference is fused and keeps no stage buffers. Compiled (through
+ * the compile cache) and loaded the first time a failing candidate needs it; NULL when the task
+ * has none or it cannot be loaded (said in a log line: the verdict never depends on it). */
+static struct program *stage_program(struct run *r)
+{
+	struct compile_result cr;
+	char *src = NULL, why[1024] = "";
+	void *image = NULL;
+	size_t len = 0, size = 0;
+	enum kbx_status st;
+
+	if (r->stages_state || !r->t->stages_path)
+		return r->stages_state > 0 ? &r->stages : NULL;
+	r->stages_state = -1;
+	r->stages.role = "stage program";
+	memset(&cr, 0, sizeof(cr));
+	st = read_file(r->t->stages_path, &src, &len);
+	if (!st)
+		st = engine_prepare_program(r, &r->stages, src, r->t->stages_path, r->cache, &cr, &image, &size);
+	if (!st && !cr.ok)
+		snprintf(why, sizeof(why), "does not compile: %s", cr.ndiags ? cr.diags[0].message : "see its log");
+	if (!st && !*why)
+		st = engine_bind_program(r, &r->stages, image, why, sizeof(why));
+	if (st)
+		snprintf(why, sizeof(why), "%s", kbx_last_error());
+	if (*why)
+		engine_log(r, "no stage diff: the stage program %s %s", r->t->stages_path, why);
+	else
+		r->stages_state = 1;
+	compile_result_free(&cr);
+	free(image);
+	free(src);
+	return r->stages_state > 0 ? &r->stages : NULL;
+}
+
+/* The first stage where the candidate goes wrong, by its scratch buffers: against the reference's
+ * when it shares any with the candidate, else against the task's stage program, run here on the
+ * same inputs. "" when no stage differs or none can be compared. */
+static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c, char *out, size_t outlen)
+{
+	const struct program *p;
+	struct dev_set ss;
+	enum kbx_status st;
+	char why[1024];
+	int shared;
+
+	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, out, outlen, &shared);
+	if (st || shared || !r->cand.spec.nscratch || !(p = stage_program(r)))
+		return st;
+	*why = '\0';
+	st = engine_set_alloc(r, &ss, &c->pb, p);
+	if (!st)
+		st = engine_set_prepare(r, &ss, c, p, 0);
+	if (!st && !(st = engine_run_launches(r, p, &ss, &c->pb, 1, "stage diff", why, sizeof(why))))
+		st = diff_stages(r, p, &ss, &c->cs, &c->tol, out, outlen, &shared);
+	engine_set_free(r, &ss, r->t);
+	/* once a run: stages named this way were compared with the stage program, not the reference */
+	if (!st && *out && !r->stages_said) {
+		r->stages_said = 1;
+		engine_log(r, "first wrong stages are found against the task's stage program %s (its fused "
+			   "reference keeps no stage buffers)", r->t->stages_path);
+	}
+	/* A stage program that cannot run leaves the stage unnamed (the verdict stands without it);
+	 * a sticky GPU error is the run's own and goes up. */
+	if (st && !r->sticky) {
+		engine_log(r, "no stage diff: %s", *why ? why : kbx_last_error());
+		*out = '\0';
+		st = KBX_OK;
+	}
+	return st;
+}
+
+void engine_case_ctx_free(struct run *r, struct case_ctx *c)
+{
+	engine_host_free(c->in, c->pb.nbufs);
+	engine_host_free(c->ref_out, c->pb.nbufs);
+	if (r->gpu) {
+		engine_set_free(r, &c->rs, r->t);
+		engine_set_free(r, &c->cs, r->t);
+	}
+	problem_free(&c->pb);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Inputs, the reference's outputs, and allocated candidate buffers for one problem. */
+enum kbx_status engine_case_setup(struct run *r, struct case_ctx *c, const char *key_name, const char *label,
+				  int perf)
+{
+	enum kbx_status st;
+	char why[1024];
+
+	st = perf ? engine_perf_inputs(r, c, key_name) : engine_make_inputs(r, &c->pb, key_name, 0, &c->in);
+	if (!st)
+		st = engine_set_alloc(r, &c->rs, &c->pb, &r->ref);
+	if (!st)
+		st = engine_set_prepare(r, &c->rs, c, &r->ref, 0);
+	if (!st) {
+		st = engine_run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why));
+		if (st)
+			return kbx_error(st, "the reference failed on %s: %s", label, why);
+	}
+	if (!st)
+		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
+	if (!st)
+		st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
+	return st;
+}
+
+/* The verdict of a failed candidate call: runtime_error for launches and exceptions, what the
+ * host said otherwise. */
+static enum verdict host_verdict(const struct run *r)
+{
+	if (!r->cand.host)
+		return V_RUNTIME_ERROR;
+	switch (r->host_outcome) {
+	case HOST_WRONG:
+		return V_WRONG;
+	case HOST_COMPILE:
+		return V_COMPILE_ERROR;
+	case HOST_OK:
+	case HOST_FAILED:
+	case HOST_SKIP:
+		break;
+	}
+	return V_RUNTIME_ERROR;
+}
+
+/* Run the candidate once on prepared buffers and judge it. Returns a kbx error only when kbx
+ * failed; a failing candidate is described in cr. */
+/* After a call of the candidate: the first global that no longer holds its load-time value,
+ * described in `msg`. A global that a call changes carries state into the next call (a
+ * remembered result, a call counter, a "done" flag), which no correct candidate needs: a counter
+ * that a kernel resets before it returns passes (doc/trust.md). */
+static enum kbx_status globals_kept_state(struct run *r, struct sbuf *msg)
+{
+	unsigned char *now = NULL;
+	enum kbx_status st = KBX_OK;
+	int i, changed = 0, first = -1;
+
+	for (i = 0; i < r->nglobals && !st; i++) {
+		const struct cubin_global *g = &r->globals[i];
+		gpu_ptr p;
+		size_t bytes;
+
+		if (!g->size)
+			continue;
+		st = gpu_module_global(r->gpu, r->cand.mod, g->symbol, &p, &bytes);
+		if (st == KBX_ENOTFOUND) {
+			kbx_clear_error();
+			st = KBX_OK;
+			continue;
+		}
+		if (st)
+			break;
+		now = xrealloc(now, g->size);
+		st = gpu_download(r->gpu, now, p, bytes < g->size ? bytes : g->size);
+		if (!st && memcmp(now, g->init, bytes < g->size ? bytes : g->size)) {
+			changed++;
+			if (first < 0)
+				first = i;
+		}
+	}
+	free(now);
+	if (!st && changed) {
+		char where[64] = "", more[64] = "";
+
+		if (r->global_lines[first])
+			snprintf(where, sizeof(where), " (line %d)", r->global_lines[first]);
+		if (changed > 1)
+			snprintf(more, sizeof(more), " (and %d more)", changed - 1);
+		sbuf_addf(msg, "%sdevice global '%s'%s no longer holds its load-time value after a call%s: a candidate "
+			  "must not keep state between calls", msg->len ? "; " : "", r->globals[first].name, where, more);
+	}
+	return st;
+}
+
+/* The quantization lens (quant.h) for the task's [quant] output: the step per element from the
+ * reference's scale buffers, the candidate's error in steps against it. It never changes a
+ * verdict: when it cannot be computed a log line says why and the output has no figures. */
+#define QUANT_MAX_NUMEL ((size_t)1 << 24)
+
+static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+				  const void *cand, const void *ref, struct quant_result *out)
+{
+	const struct quant_spec *spec = r->t->quant;
+	struct quant_scale scales[QUANT_MAX_FACTORS];
+	double *bufs[QUANT_MAX_FACTORS] = { NULL }, *cv = NULL, *rv = NULL, *step = NULL;
+	size_t shape[PROBLEM_MAX_DIMS];
+	enum kbx_status st = KBX_OK;
+	int nscales = 0, k;
+
+	if (!spec || strcmp(spec->output, b->arg->name) || !b->numel || b->numel > QUANT_MAX_NUMEL ||
+	    !c->rs.scratch || b->ndim > PROBLEM_MAX_DIMS)
+		return KBX_OK;
+	for (k = 0; k < spec->nf && !st; k++) {
+		const char *name = spec->f[k].buf;
+		int i;
+
+		if (!*name)
+			continue;
+		for (i = 0; i < r->ref.spec.nscratch && strcmp(r->ref.spec.scratch[i].name, name); i++)
+			;
+		if (i == r->ref.spec.nscratch) {
+			engine_log(r, "no quantization lens: the reference keeps no scratch buffer '%s'", name);
+			goto done;
+		} else {
+			enum dtype dt = r->ref.spec.scratch[i].dtype;
+			size_t n = c->rs.scratch_bytes[i] / dtype_size(dt);
+			void *raw = xmalloc(c->rs.scratch_bytes[i] ? c->rs.scratch_bytes[i] : 1);
+
+			st = gpu_download(r->gpu, raw, c->rs.scratch[i].ptr, c->rs.scratch_bytes[i]);
+			bufs[nscales] = xcalloc(n ? n : 1, sizeof(double));
+			for (size_t e = 0; !st && e < n; e++)
+				bufs[nscales][e] = dtype_get(dt, raw, e, 0);
+			scales[nscales] = (struct quant_scale){ name, bufs[nscales], n };
+			nscales++;
+			free(raw);
+		}
+	}
+	if (st)
+		goto done;
+	for (k = 0; k < b->ndim; k++)
+		shape[k] = (size_t)b->shape[k];
+	step = xcalloc(b->numel, sizeof(double));
+	if (quant_step_fill(spec, shape, b->ndim, scales, nscales, step)) {
+		engine_log(r, "no quantization lens: %s", kbx_last_error());
+		goto done;
+	}
+	cv = xcalloc(b->numel, sizeof(double));
+	rv = xcalloc(b->numel, sizeof(double));
+	for (size_t e = 0; e < b->numel; e++) {
+		cv[e] = dtype_get(b->arg->dtype, cand, e, 0);
+		rv[e] = dtype_get(b->arg->dtype, ref, e, 0);
+	}
+	quant_analyse(spec, cv, rv, step, shape, b->ndim, out);
+done:
+	for (k = 0; k < nscales; k++)
+		free(bufs[k]);
+	free(step);
+	free(cv);
+	free(rv);
+	return st;
+}
+
+/* The guard zones of every buffer and scratch of the candidate's set, and the inputs it modified:
+ * each finding is added to msg, the first buffer of each kind named in cr. */
+static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct case_result *cr, struct sbuf *msg)
+{
+	const struct task *t = r->t;
+	enum kbx_status st = KBX_OK;
+	int i;
+
+	/* Out-of-bounds writes and modified inputs. */
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		const struct dev_buf *d = &c->cs.args[b->arg - t->args];
+		int side = engine_buf_guard_check(r, d, &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", b->arg->name);
+			sbuf_addf(msg, "%swrote outside buffer '%s' (guard zone %s it modified)", msg->len ? "; " : "",
+				  b->arg->name, side == 1 ? "before the start" : "past the end");
+		}
+		if (b->arg->dir == ARG_IN && b->bytes && !c->in[i]) {
+			int differs = 0;
+
+			st = engine_device_fill(r, c, b, d, 1, &differs);
+			if (st)
+				return st;
+			if (differs && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(msg, "%smodified input '%s'", msg->len ? "; " : "", b->arg->name);
+			}
+		} else if (b->arg->dir == ARG_IN && b->bytes) {
+			void *now = xmalloc(b->bytes);
+			double t0 = now_seconds();
+
+			st = gpu_download(r->gpu, now, d->ptr, b->bytes);
+			r->sum.split.transfer_s += now_seconds() - t0;
+			if (!st && memcmp(now, c->in[i], b->bytes) && !cr->modified_arg[0]) {
+				snprintf(cr->modified_arg, sizeof(cr->modified_arg), "%s", b->arg->name);
+				sbuf_addf(msg, "%smodified input '%s'", msg->len ? "; " : "", b->arg->name);
+			}
+			free(now);
+			if (st)
+				return st;
+		}
+	}
+	for (i = 0; i < c->cs.nscratch; i++) {
+		int side = engine_buf_guard_check(r, &c->cs.scratch[i], &st);
+
+		if (st)
+			return st;
+		if (side && !cr->oob_arg[0]) {
+			snprintf(cr->oob_arg, sizeof(cr->oob_arg), "%s", r->cand.spec.scratch[i].name);
+			sbuf_addf(msg, "%swrote outside scratch '%s'", msg->len ? "; " : "", r->cand.spec.scratch[i].name);
+		}
+	}
+	return KBX_OK;
+}
+
+/* Compare every output with the reference's (for a property, only count what was left unwritten):
+ * one output_result each in cr, what is wrong added to msg. */
+static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct case_result *cr, void **cand_out,
+				       int property, struct sbuf *msg)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	int i, nout = 0;
+
+	for (i = 0; i < c->pb.nbufs; i++)
+		nout += c->pb.bufs[i].arg->dir != ARG_IN;
+	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		struct output_result *o;
+		size_t unwritten;
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		o = &cr->outputs[cr->noutputs++];
+		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
+		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
+		if (property) {
+			/* Judged as a whole below; only unwritten elements are reported per output. */
+			o->cmp.n = b->numel;
+			o->cmp.pass = !unwritten;
+			o->cmp.cosine = o->cmp.l1_relative = o->cmp.rmse = -1;
+			if (unwritten)
+				sbuf_addf(msg, "%sleft %zu of %zu elements of '%s' unwritten", msg->len ? "; " : "", unwritten,
+					  b->numel, b->arg->name);
+			continue;
+		}
+		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
+		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
+		if (st)
+			return st;
+		if (o->cmp.pass)
+			continue;
+		if (unwritten)
+			sbuf_addf(msg, "%sleft %zu of %zu elements of '%s' unwritten", msg->len ? "; " : "", unwritten,
+				  b->numel, b->arg->name);
+		else {
+			char at[160] = "", note[256];
+
+			/* the figures cover finite pairs only: a NaN they left out is named with them */
+			compare_nonfinite_note(&o->cmp, note, sizeof(note));
+			if (t->tol.metric)
+				sbuf_addf(msg, "%soutput '%s' misses its metric thresholds (cosine %.4g, l1_relative %.3g, "
+					  "rmse %.3g%s%s)", msg->len ? "; " : "", b->arg->name, o->cmp.cosine,
+					  o->cmp.l1_relative, o->cmp.rmse, note[0] ? "; " : "", note);
+			else {
+				if (o->cmp.nworst)
+					describe_elem(at, sizeof(at), &o->cmp.worst[0]);
+				sbuf_addf(msg, "%soutput '%s': %zu of %zu elements differ (max abs %.3g, worst at %s%s%s)",
+					  msg->len ? "; " : "", b->arg->name, o->cmp.mismatches, o->cmp.n,
+					  o->cmp.max_abs, at, note[0] ? "; " : "", note);
+			}
+		}
+	}
+	return KBX_OK;
+}
+
+enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
+				       void ***cand_out_ret)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	char why[1024];
+	void **cand_out = NULL;
+	struct sbuf msg = SBUF_INIT;
+	int i, property = t->verifier && !strcmp(t->verifier, "property");
+
+	cr->verdict = V_PASS;
+	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+	if (st)
+		return st;
+	/* a host candidate sees the reference's outputs too: its autotuned kernels are judged by
+	 * the config farthest from them (pyhost.h) */
+	if (r->cand.host && (st = engine_host_bind(r, &c->cs, &c->rs, &c->pb, why, sizeof(why))) != KBX_OK)
+		return st;
+	st = engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+	if (st && r->cand.host && r->host_outcome == HOST_SKIP) {
+		/* not checkable for this candidate (its random draws are PyTorch's): not run, not
+		 * wrong; engine_run_and_fold and the perf rows count it apart */
+		cr->verdict = V_NOT_RUN;
+		cr->message = xasprintf("not checked for a Python candidate: %s", why);
+		return KBX_OK;
+	}
+	if (st) {
+		cr->verdict = host_verdict(r);
+		cr->message = xstrdup(why);
+		return KBX_OK;
+	}
+	if ((st = globals_kept_state(r, &msg))) {
+		sbuf_release(&msg);
+		return st;
+	}
+	st = check_buffers(r, c, cr, &msg);
+	if (st)
+		return st;
+	st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
+	if (st) {
+		engine_host_free(cand_out, c->pb.nbufs);
+		return st;
+	}
+	st = compare_outputs(r, c, cr, cand_out, property, &msg);
+	if (st) {
+		engine_host_free(cand_out, c->pb.nbufs);
+		sbuf_release(&msg);
+		return st;
+	}
+	if (property) {
+		struct verify_result vr;
+
+		st = verify_property(t, &c->pb, c->in, cand_out, c->ref_out, &vr);
+		if (st) {
+			engine_host_free(cand_out, c->pb.nbufs);
+			sbuf_release(&msg);
+			return st;
+		}
+		if (!vr.pass) {
+			sbuf_addf(&msg, "%s%s", msg.len ? "; " : "", vr.message);
+			for (i = 0; i < cr->noutputs; i++)
+				cr->outputs[i].cmp.pass = 0;
+		}
+	}
+	if (msg.len) {
+		int any_output_wrong = 0;
+
+		for (i = 0; i < cr->noutputs; i++)
+			any_output_wrong |= !cr->outputs[i].cmp.pass;
+		cr->verdict = V_WRONG;
+		cr->message = sbuf_detach(&msg);
+		if (any_output_wrong) {
+			st = first_wrong_stage(r, c, cr->first_wrong_stage, sizeof(cr->first_wrong_stage));
+			if (st) {
+				engine_host_free(cand_out, c->pb.nbufs);
+				return st;
+			}
+		}
+	}
+	sbuf_release(&msg);
+	if (cand_out_ret)
+		*cand_out_ret = cand_out;
+	else
+		engine_host_free(cand_out, c->pb.nbufs);
+	return KBX_OK;
+}
+
+int engine_is_property(const struct task *t)
+{
+	return t->verifier && !strcmp(t->verifier, "property");
+}
+
+/* Second run on the same inputs must give the same bits. */
+enum kbx_status engine_check_determinism(struct run *r, struct case_ctx *c, void **first, const char *label,
+					 struct case_result *cr)
+{
+	enum kbx_status st;
+	void **second = NULL;
+	char why[1024];
+	int i;
+
+	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+	if (st)
+		return st;
+	st = engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+	if (st) {
+		cr->verdict = V_RUNTIME_ERROR;
+		cr->message = xasprintf("second run: %s", why);
+		return KBX_OK;
+	}
+	st = engine_fetch_outputs(r, &c->cs, &c->pb, &second);
+	for (i = 0; !st && i < c->pb.nbufs; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		struct cmp_result cmp;
+
+		if (b->arg->dir == ARG_IN || compare_bitwise(first[i], second[i], b->bytes))
+			continue;
+		cr->nondeterministic = 1;
+		if (r->t->deterministic && cr->verdict == V_PASS) {
+			cr->verdict = V_WRONG;
+			cr->message = xasprintf("nondeterministic: a second run on the same inputs gave different bits in "
+						"output '%s' (this task demands bit-identical results)", b->arg->name);
+			continue;
+		}
+		/* Different bits are a warning; a second run that is wrong is a wrong kernel (one that
+		 * skips work it thinks it has done, or races). */
+		if (engine_is_property(r->t))
+			continue;
+		compare_buffers(b->arg->dtype, second[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &cmp);
+		if (!cmp.pass && cr->verdict == V_PASS) {
+			cr->verdict = V_WRONG;
+			cr->message = xasprintf("a second run on the same inputs is wrong: output '%s' has %zu elements outside "
+						"tolerance (%zu left unwritten)", b->arg->name,
+						cmp.mismatches,
+						count_unwritten(b, second[i], c->ref_out[i]));
+		}
+	}
+	engine_host_free(second, c->pb.nbufs);
+	return st;
+}
+
+/* ---------------------------------------------------- distribution verifier ---- */
+
+#define KS_MAX_SAMPLES ((size_t)1 << 22)
+
+static double z_limit(void)
+{
+	return 4.8916;  /* two-sided normal quantile at 1e-6 */
+}
+
+enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr)
+{
+	const struct task *t = r->t;
+	const char *out_name = binding_get(t->verifier_params, t->nverifier_params, "output");
+	const char *law = binding_get(t->verifier_params, t->nverifier_params, "law");
+	const char *seed_arg = binding_get(t->verifier_params, t->nverifier_params, "seed_arg");
+	void **a = NULL, **b = NULL, **d = NULL;
+	const struct problem_buf *ob = NULL;
+	enum kbx_status st;
+	char why[1024];
+	int i, oi = -1;
+
+	cr->verdict = V_PASS;
+	for (i = 0; i < c->pb.nbufs; i++)
+		if (out_name && !strcmp(c->pb.bufs[i].arg->name, out_name))
+			oi = i, ob = &c->pb.bufs[i];
+	if (!ob || !law || strcmp(law, "uniform01"))
+		return kbx_error(KBX_EINVAL, "'%s': [verifier] needs output = <out buffer> and law = uniform01", t->ini_path);
+
+	/* Run twice with the case's seed, once with another. */
+	for (i = 0; i < 3; i++) {
+		void ***dst = i == 0 ? &a : i == 1 ? &b : &d;
+
+		if (i == 2 && seed_arg) {
+			const struct expr_value *sv = expr_env_get(&c->pb.env, seed_arg);
+			struct expr_value nv = sv ? *sv : (struct expr_value){ 0 };
+
+			nv.i += 0x9E3779B9LL;
+			expr_env_set(&c->pb.env, seed_arg, nv);
+		}
+		st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+		if (!st)
+			st = engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
+		if (st) {
+			cr->verdict = V_RUNTIME_ERROR;
+			cr->message = xstrdup(why);
+			goto out;
+		}
+		st = engine_fetch_outputs(r, &c->cs, &c->pb, dst);
+		if (st)
+			goto out;
+	}
+	{
+		size_t n = ob->numel, k, outside = 0;
+		double *xs = xmalloc((n ? n : 1) * sizeof(*xs)), mean = 0, var = 0, p = 1, z, zv;
+		struct sbuf msg = SBUF_INIT;
+		size_t differ = 0;
+
+		for (k = 0; k < n; k++) {
+			xs[k] = dtype_get(ob->arg->dtype, a[oi], k, 0);
+			if (!(xs[k] >= 0 && xs[k] < 1))
+				outside++;
+			mean += xs[k];
+			if (dtype_get(ob->arg->dtype, d[oi], k, 0) != xs[k])
+				differ++;
+		}
+		if (n) {
+			mean /= (double)n;
+			for (k = 0; k < n; k++)
+				var += (xs[k] - mean) * (xs[k] - mean);
+			var /= n > 1 ? (double)(n - 1) : 1.0;
+		}
+		z = n ? fabs(mean - 0.5) / sqrt(1.0 / 12.0 / (double)n) : 0;
+		zv = n > 1 ? fabs(var - 1.0 / 12.0) / sqrt((1.0 / 80.0 - 1.0 / 144.0) / (double)n) : 0;
+		if (n > KS_MAX_SAMPLES) {
+			/* Sorting 10^8 values for one statistic costs seconds: test an evenly strided sample
+			 * (every value still counts for range, mean and variance above). */
+			size_t stride = n / KS_MAX_SAMPLES, m = 0;
+
+			for (k = 0; k < n && m < KS_MAX_SAMPLES; k += stride)
+				xs[m++] = xs[k];
+			stats_ks_uniform(xs, m, &p);
+		} else if (n >= 2) {
+			stats_ks_uniform(xs, n, &p);
+		}
+		if (outside)
+			sbuf_addf(&msg, "%zu of %zu values outside [0, 1)", outside, n);
+		if (z > z_limit())
+			sbuf_addf(&msg, "%smean %.6f is %.1f sigma from 0.5", msg.len ? "; " : "", mean, z);
+		if (zv > z_limit())
+			sbuf_addf(&msg, "%svariance %.6f is %.1f sigma from 1/12", msg.len ? "; " : "", var, zv);
+		if (n >= 2 && p < 1e-6)
+			sbuf_addf(&msg, "%sKolmogorov-Smirnov rejects U(0,1) (p = %.2g)", msg.len ? "; " : "", p);
+		if (!compare_bitwise(a[oi], b[oi], ob->bytes))
+			sbuf_addf(&msg, "%stwo runs with the same seed differ", msg.len ? "; " : "");
+		if (seed_arg && n >= 16 && differ < n / 2)
+			sbuf_addf(&msg, "%sanother seed changed only %zu of %zu values", msg.len ? "; " : "", differ, n);
+		cr->outputs = xcalloc(1, sizeof(*cr->outputs));
+		cr->noutputs = 1;
+		snprintf(cr->outputs[0].arg, sizeof(cr->outputs[0].arg), "%s", ob->arg->name);
+		cr->outputs[0].cmp.n = n;
+		cr->outputs[0].cmp.pass = msg.len == 0;
+		cr->outputs[0].cmp.cosine = cr->outputs[0].cmp.l1_relative = cr->outputs[0].cmp.rmse = -1;
+		if (msg.len) {
+			cr->verdict = V_WRONG;
+			cr->message = sbuf_detach(&msg);
+		}
+		sbuf_release(&msg);
+		free(xs);
+	}
+out:
+	engine_host_free(a, c->pb.nbufs);
+	engine_host_free(b, c->pb.nbufs);
+	engine_host_free(d, c->pb.nbufs);
+	return st;
+}
