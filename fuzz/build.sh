@@ -50,7 +50,7 @@ libs="$pkg_libs -lm -lpthread"
 # Everything the six parsers reach; the linker takes from the archive only what a target needs.
 sources="core/status.c core/util.c core/dtype.c core/expr.c core/launch.c core/task.c core/problem.c
 core/inputs.c core/result.c core/events.c core/compare.c core/stats.c core/cubin.c core/quant.c core/quantjson.c
-core/jsonget.c core/rules.c tui/theme.c"
+core/jsonget.c core/rules.c core/catalogue.c tui/theme.c"
 
 mkdir -p "$build/obj"
 # objects of another engine or compiler must not be mixed in
