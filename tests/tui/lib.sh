@@ -2,7 +2,8 @@
 # catalogue are (absolute paths: the explorer runs inside tmux), a scratch folder with its own
 # tmux server (a session that lives through the test, so the server never exits between
 # explorers), and the checks: ok/no print "ok N - ..." / "not ok N - ..." (the screen is dumped
-# on a failure); expect REGEX DESCRIPTION [SECONDS] waits for the screen to show it; absent
+# on a failure); expect REGEX DESCRIPTION [SECONDS] waits for the screen to show it (expect_joined
+# for text that may wrap); absent
 # REGEX DESCRIPTION checks it is not there after a moment; keys sends keys, text literal text;
 # alt_off says the terminal left the alternate screen. Each script defines its own start().
 # Skips (77) without tmux or a kbx binary.
@@ -43,6 +44,18 @@ wait_for() {
 }
 expect() {  # expect REGEX DESCRIPTION [SECONDS]
 	if wait_for "$1" "${3:-10}"; then ok "$2"; else no "$2 (no /$1/ on screen)"; fi
+}
+# expect_joined TEXT DESCRIPTION [SECONDS]: the screen read as one line (a message that wraps
+# where a long path ends, as in distcheck's deeper folders)
+expect_joined() {
+	i=0
+	limit=$(( ${3:-10} * 10 ))
+	while [ $i -lt $limit ]; do
+		if screen | tr '\n' ' ' | tr -s ' ' | grep -qF -- "$1"; then ok "$2"; return; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	no "$2 (no '$1' on screen)"
 }
 absent() {  # absent REGEX DESCRIPTION: not on screen after a moment
 	sleep 0.4
