@@ -508,11 +508,14 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		return st;
 	}
 	st = check_buffers(r, c, cr, &msg);
-	if (st)
+	if (st) {
+		sbuf_release(&msg);
 		return st;
+	}
 	st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
 	if (st) {
 		engine_host_free(cand_out, c->pb.nbufs);
+		sbuf_release(&msg);
 		return st;
 	}
 	st = compare_outputs(r, c, cr, cand_out, property, &msg);
