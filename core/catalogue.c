@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "util.h"
 
@@ -19,13 +18,6 @@
 #ifndef KBX_DATADIR
 #define KBX_DATADIR "."
 #endif
-
-static int is_dir(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -54,7 +46,7 @@ static enum kbx_status list_dirs(const char *dir, const char *const *skip, int n
 		if (skipped)
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
-		if (is_dir(path)) {
+		if (path_is_dir(path)) {
 			XGROW(names, n + 1, cap);
 			names[n++] = xstrdup(de->d_name);
 		}
@@ -161,7 +153,7 @@ const char *task_default_root(void)
 
 	if (env && *env)
 		return env;
-	if (is_dir(KBX_SRCDIR "/tasks"))
+	if (path_is_dir(KBX_SRCDIR "/tasks"))
 		return KBX_SRCDIR "/tasks";
 	return KBX_DATADIR "/tasks";
 }

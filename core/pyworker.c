@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -22,13 +21,6 @@
 #define PY_CPU_SECONDS 3600
 #define PY_MAX_FILE_BYTES ((rlim_t)1 << 30)
 #define PY_MAX_OPEN_FILES 4096
-
-static int is_file(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
 
 /* An executable on $PATH, or the name itself when it has a slash. */
 static int find_on_path(const char *name, char *out, size_t len)
@@ -116,17 +108,17 @@ enum kbx_status pyworker_paths(const char *python, const char *tasks_root, const
 		dir_of(tasks_root, dir, sizeof(dir));
 		join(out->program, sizeof(out->program), dir, "/python/kbx_worker.py");
 	}
-	if (!is_file(out->program))
+	if (!path_is_file(out->program))
 		return kbx_error(KBX_ENOTFOUND, "the Python worker '%s' is missing (set KBX_PYWORKER)", out->program);
 	env = getenv("KBX_PYLIB");
 	if (env && *env) {
 		snprintf(out->library, sizeof(out->library), "%s", env);
 	} else {
 		dir_of(exe, dir, sizeof(dir));
-		if (join(out->library, sizeof(out->library), dir, "/py/libkbxpy.so") || !is_file(out->library))
+		if (join(out->library, sizeof(out->library), dir, "/py/libkbxpy.so") || !path_is_file(out->library))
 			snprintf(out->library, sizeof(out->library), "%s/libkbxpy.so", KBX_LIBDIR);
 	}
-	if (!is_file(out->library))
+	if (!path_is_file(out->library))
 		return kbx_error(KBX_ENOTFOUND, "the engine library for the Python worker '%s' is missing (set KBX_PYLIB)",
 				 out->library);
 	cache_folder(out->triton_cache, sizeof(out->triton_cache));

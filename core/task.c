@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "expr.h"
 #include "inputs.h"
@@ -254,13 +253,6 @@ static int is_case_name(const char *s)
 		if (!(isalnum((unsigned char)*s) || *s == '_'))
 			return 0;
 	return 1;
-}
-
-static int is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1186,7 +1178,7 @@ static enum kbx_status find_examples(struct task *t)
 		if (de->d_name[0] == '.' || len < 4 || strcmp(de->d_name + len - 3, ".cu") != 0)
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
-		if (!is_file(path)) {
+		if (!path_is_file(path)) {
 			free(path);
 			continue;
 		}
@@ -1328,11 +1320,11 @@ static enum kbx_status load(struct task *t, const char *text)
 	}
 	if (!t->mirrors)
 		t->mirrors = xstrdup("");
-	if (!text && !is_file(t->reference_path)) {
+	if (!text && !path_is_file(t->reference_path)) {
 		st = kbx_error(KBX_ENOTFOUND, "missing reference '%s'", t->reference_path);
 		goto out;
 	}
-	if (!text && t->stages_path && !is_file(t->stages_path)) {
+	if (!text && t->stages_path && !path_is_file(t->stages_path)) {
 		st = kbx_error(KBX_ENOTFOUND, "stages in '%s' line %d: no such file '%s'", t->ini_path, t->stages_line,
 			       t->stages_path);
 		goto out;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cubin.h"
 #include "expr.h"
@@ -33,13 +32,6 @@
  */
 
 /* ------------------------------------------------------------------ files ---- */
-
-static int is_file(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
 
 /* ---------------------------------------------------------------- metadata ---- */
 
@@ -641,11 +633,11 @@ enum kbx_status triton_load(const char *dir, struct triton_kernel *out)
 
 	/* The cubin when there is one; PTX is JIT-compiled by the driver. */
 	k.image_path = xasprintf("%s/%s.cubin", dir, base);
-	if (!is_file(k.image_path)) {
+	if (!path_is_file(k.image_path)) {
 		free(k.image_path);
 		k.image_path = xasprintf("%s/%s.ptx", dir, base);
 		k.image_is_ptx = 1;
-		if (!is_file(k.image_path)) {
+		if (!path_is_file(k.image_path)) {
 			st = kbx_error(KBX_ENOTFOUND, "'%s' has neither '%s.cubin' nor '%s.ptx'", dir, base, base);
 			goto fail;
 		}
@@ -662,9 +654,9 @@ enum kbx_status triton_load(const char *dir, struct triton_kernel *out)
 	}
 
 	k.ir_path = xasprintf("%s/%s.ttir", dir, base);
-	if (!is_file(k.ir_path)) {
+	if (!path_is_file(k.ir_path)) {
 		path = xasprintf("%s/%s.source", dir, base);
-		if (is_file(path)) {
+		if (path_is_file(path)) {
 			free(k.ir_path);
 			k.ir_path = path;
 		} else {
@@ -687,7 +679,7 @@ enum kbx_status triton_load(const char *dir, struct triton_kernel *out)
 	if (k.declared < 0 && !k.image_is_ptx) {
 		/* A cubin whose .nv.info kbx cannot read: the PTX beside it declares the same. */
 		path = xasprintf("%s/%s.ptx", dir, base);
-		if (is_file(path) && read_file(path, &text, &len) == KBX_OK)
+		if (path_is_file(path) && read_file(path, &text, &len) == KBX_OK)
 			k.declared = triton_binary_params(text, len, 1, k.name, &k.declared_sizes);
 		free(text);
 		text = NULL;
@@ -695,7 +687,7 @@ enum kbx_status triton_load(const char *dir, struct triton_kernel *out)
 	}
 
 	path = xasprintf("%s/%s", dir, TRITON_LAUNCH_FILE);
-	if (is_file(path))
+	if (path_is_file(path))
 		st = read_launch_file(path, &k);
 	free(path);
 	if (st)

@@ -245,6 +245,20 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+int path_is_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+int path_is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 enum kbx_status make_dirs(const char *dir, unsigned mode)
 {
 	char *d = xstrdup(dir);

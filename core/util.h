@@ -60,6 +60,9 @@ enum kbx_status write_file(const char *path, const void *data, size_t len);
 /* mkdir -p: every missing folder of dir, new ones with this mode; an error names the folder
  * that could not be made (or is not a folder). */
 enum kbx_status make_dirs(const char *dir, unsigned mode);
+/* Whether path names a regular file / a folder (following links). */
+int path_is_file(const char *path);
+int path_is_dir(const char *path);
 
 char *str_trim(char *s);
 int str_starts_with(const char *s, const char *prefix);

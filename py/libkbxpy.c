@@ -14,6 +14,7 @@
 
 #include "../core/gpu.h"
 #include "../core/guardalloc.h"
+#include "../core/jsonget.h"
 #include "../core/pyhost.h"
 #include "../core/serve.h"
 #include "../core/util.h"
@@ -47,20 +48,6 @@ static json_t *answer_json(struct pyhost *h, char *why, size_t whylen)
 		return NULL;
 	}
 	return o;
-}
-
-static const char *jstr(json_t *o, const char *k, const char *dflt)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-static int jint(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) ? (int)json_integer_value(v) : 0;
 }
 
 /* "log": [lines] (or one string) joined with newlines; NULL when there is none. */
@@ -113,13 +100,13 @@ static enum verdict py_load(void *ctx, const struct task *t, const char *source,
 		json_decref(ans);
 		return V_PASS;
 	}
-	vs = jstr(ans, "verdict", "error");
-	snprintf(why, whylen, "%s", jstr(ans, "message", "the Python worker could not load the candidate"));
+	vs = jsonget_str_or(ans, "verdict", "error");
+	snprintf(why, whylen, "%s", jsonget_str_or(ans, "message", "the Python worker could not load the candidate"));
 	if (!strcmp(vs, "compile_error")) {
 		cr->ok = 0;
 		cr->diags = xrealloc(cr->diags, ((size_t)cr->ndiags + 1) * sizeof(*cr->diags));
-		cr->diags[cr->ndiags].line = jint(ans, "line");
-		cr->diags[cr->ndiags].col = jint(ans, "col");
+		cr->diags[cr->ndiags].line = (int)jsonget_int_or(ans, "line", 0);
+		cr->diags[cr->ndiags].col = (int)jsonget_int_or(ans, "col", 0);
 		snprintf(cr->diags[cr->ndiags].severity, sizeof(cr->diags[0].severity), "error");
 		cr->diags[cr->ndiags].message = xstrdup(why);
 		cr->ndiags++;
@@ -177,7 +164,7 @@ static int py_bind(void *ctx, const struct host_binding *b, char *why, size_t wh
 		return handle;
 	ans = answer_json(h, why, whylen);
 	if (ans) {
-		snprintf(why, whylen, "%s", jstr(ans, "message", "the Python worker could not bind the buffers"));
+		snprintf(why, whylen, "%s", jsonget_str_or(ans, "message", "the Python worker could not bind the buffers"));
 		json_decref(ans);
 	}
 	return -1;
@@ -224,9 +211,9 @@ static enum host_outcome py_call(void *ctx, int handle, int checked, char *why, 
 		json_decref(ans);
 		return HOST_OK;
 	}
-	*line = jint(ans, "line");
-	snprintf(why, whylen, "%s", jstr(ans, "message", "the candidate's call failed"));
-	out = outcome_of(jstr(ans, "kind", "exception"));
+	*line = (int)jsonget_int_or(ans, "line", 0);
+	snprintf(why, whylen, "%s", jsonget_str_or(ans, "message", "the candidate's call failed"));
+	out = outcome_of(jsonget_str_or(ans, "kind", "exception"));
 	json_decref(ans);
 	return out;
 }

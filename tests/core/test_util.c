@@ -397,6 +397,17 @@ static void test_hash64(void **state)
 	assert_true(hash64("ab", 2, HASH64_INIT) != hash64("ba", 2, HASH64_INIT));
 }
 
+static void test_path_kinds(void **state)
+{
+	(void)state;
+	assert_true(path_is_file(KBX_SRCDIR "/README.md"));
+	assert_false(path_is_dir(KBX_SRCDIR "/README.md"));
+	assert_true(path_is_dir(KBX_SRCDIR "/core"));
+	assert_false(path_is_file(KBX_SRCDIR "/core"));
+	assert_false(path_is_file(KBX_SRCDIR "/no/such/file"));
+	assert_false(path_is_dir(""));
+}
+
 static void test_now_seconds(void **state)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -427,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_sha256_vectors),
 		cmocka_unit_test(test_hash64),
 		cmocka_unit_test(test_now_seconds),
+		cmocka_unit_test(test_path_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
