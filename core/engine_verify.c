@@ -410,6 +410,48 @@ static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct c
 	return KBX_OK;
 }
 
+/* [tolerance] exact: an output that misses the metric thresholds against the reference's result
+ * is compared with the exact result the reference keeps in a scratch buffer (an untimed launch);
+ * where it meets them there, *cmp becomes that comparison and the output passes. KernelBenchX
+ * compares a quantization task with the exact result, so a more accurate scheme than the
+ * reference's (smaller groups, no quantization) is right too. */
+static enum kbx_status judge_against_exact(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+					   const void *cand, struct cmp_result *cmp)
+{
+	const char *name = r->t->exact_buf;
+	struct cmp_result ex;
+	enum kbx_status st;
+	void *exact;
+	int i;
+
+	for (i = 0; i < r->ref.spec.nscratch && strcmp(r->ref.spec.scratch[i].name, name); i++)
+		;
+	if (i == r->ref.spec.nscratch || !c->rs.scratch) {
+		engine_log(r, "no exact result to compare with: the reference keeps no scratch buffer '%s'", name);
+		return KBX_OK;
+	}
+	if (r->ref.spec.scratch[i].dtype != b->arg->dtype || c->rs.scratch_bytes[i] != b->bytes) {
+		engine_log(r, "no exact result to compare with: scratch '%s' is not shaped as output '%s'", name,
+			   b->arg->name);
+		return KBX_OK;
+	}
+	exact = xmalloc(b->bytes ? b->bytes : 1);
+	st = gpu_download(r->gpu, exact, c->rs.scratch[i].ptr, b->bytes);
+	if (!st) {
+		compare_buffers(b->arg->dtype, cand, exact, b->shape, b->ndim, &c->tol, &ex);
+		if (ex.pass) {
+			engine_log(r, "output '%s' misses the metric thresholds against the reference's result (cosine %.4g, "
+				   "l1_relative %.3g, rmse %.3g) and meets them against the exact result '%s' (cosine %.4g, "
+				   "l1_relative %.3g, rmse %.3g): it passes, as in KernelBenchX, which compares with the exact "
+				   "result", b->arg->name, cmp->cosine, cmp->l1_relative, cmp->rmse, name, ex.cosine,
+				   ex.l1_relative, ex.rmse);
+			*cmp = ex;
+		}
+	}
+	free(exact);
+	return st;
+}
+
 /* Compare every output with the reference's (for a property, only count what was left unwritten):
  * one output_result each in cr, what is wrong added to msg. */
 static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct case_result *cr, void **cand_out,
@@ -444,6 +486,8 @@ static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct
 		}
 		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
 		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
+		if (!st && !o->cmp.pass && t->tol.metric && t->exact_buf && !unwritten)
+			st = judge_against_exact(r, c, b, cand_out[i], &o->cmp);
 		if (st)
 			return st;
 		if (o->cmp.pass)

@@ -13,7 +13,7 @@
 
 /*
  * A directive line is scanned left to right: small anchored PCRE2 patterns recognise the
- * tokens (the directive prefix, names, `dim3(`, casts, `cooperative`), and a bracket-aware
+ * tokens (the directive prefix, names, `dim3(`, casts, the flags), and a bracket-aware
  * scanner finds the ends of `<<<...>>>`, the argument list and shapes, and splits them at
  * top-level commas, so that `cdiv(n, 256)` stays one expression. Every failure knows its
  * column; expressions are checked for syntax with expr_check() and kept as text.
@@ -23,7 +23,6 @@ struct patterns {
 	pcre2_code *directive; /* the start of a `// @kbx` line */
 	pcre2_code *ident;     /* a C identifier */
 	pcre2_code *call;      /* NAME ( */
-	pcre2_code *coop;      /* the word `cooperative` */
 	pcre2_match_data *md;
 };
 
@@ -58,7 +57,6 @@ static enum kbx_status compile_patterns(struct patterns *re)
 		{ offsetof(struct patterns, directive), "^[ \\t]*//[ \\t]*@kbx", 0 },
 		{ offsetof(struct patterns, ident), "[A-Za-z_][A-Za-z0-9_]*", PCRE2_ANCHORED },
 		{ offsetof(struct patterns, call), "([A-Za-z_][A-Za-z0-9_]*)[ \\t]*\\(", PCRE2_ANCHORED },
-		{ offsetof(struct patterns, coop), "cooperative(?![A-Za-z0-9_])", PCRE2_ANCHORED },
 	};
 	size_t i;
 
@@ -88,7 +86,6 @@ static void free_patterns(struct patterns *re)
 	pcre2_code_free(re->directive);
 	pcre2_code_free(re->ident);
 	pcre2_code_free(re->call);
-	pcre2_code_free(re->coop);
 	pcre2_match_data_free(re->md);
 }
 
@@ -406,7 +403,7 @@ static void scratch_free(struct scratch_decl *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* `// @kbx launch NAME<<<GRID, BLOCK[, SMEM]>>>(ARG, ...) [cooperative]`, from pos (after the word). */
+/* `// @kbx launch NAME<<<GRID, BLOCK[, SMEM]>>>(ARG, ...) [cooperative] [untimed]`, from pos (after the word). */
 static enum kbx_status parse_launch(const struct line_parser *lp, size_t pos, struct launch *l)
 {
 	struct span pieces[MAX_PIECES];
@@ -466,14 +463,21 @@ static enum kbx_status parse_launch(const struct line_parser *lp, size_t pos, st
 		if (st)
 			return st;
 	}
-	pos = skip_blank(lp, args_close + 1);
-	m = match_at(lp, lp->re->coop, pos, NULL);
-	if (m) {
-		l->cooperative = 1;
-		pos = skip_blank(lp, pos + m);
+	/* the flags, each at most once, in any order */
+	for (pos = skip_blank(lp, args_close + 1); pos < lp->len; pos = skip_blank(lp, pos + m)) {
+		int *flag = NULL;
+
+		m = match_at(lp, lp->re->ident, pos, NULL);
+		if (m == 11 && strncmp(lp->line + pos, "cooperative", m) == 0)
+			flag = &l->cooperative;
+		else if (m == 7 && strncmp(lp->line + pos, "untimed", m) == 0)
+			flag = &l->untimed;
+		if (!flag || *flag)
+			return expected(lp, pos, l->cooperative ? (l->untimed ? "the end of the line" : "'untimed' or the end of the line")
+					: l->untimed ? "'cooperative' or the end of the line"
+					: "'cooperative', 'untimed' or the end of the line");
+		*flag = 1;
 	}
-	if (pos < lp->len)
-		return expected(lp, pos, l->cooperative ? "the end of the line" : "'cooperative' or the end of the line");
 	return KBX_OK;
 }
 

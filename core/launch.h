@@ -1,14 +1,16 @@
 /*
  * launch.h - the `// @kbx` lines of a kernel source: launches and scratch buffers.
  *
- *     // @kbx launch NAME<<<GRID, BLOCK[, SMEM]>>>(ARG, ...) [cooperative]
+ *     // @kbx launch NAME<<<GRID, BLOCK[, SMEM]>>>(ARG, ...) [cooperative] [untimed]
  *     // @kbx scratch NAME DTYPE [SHAPE, ...]
  *
  * GRID and BLOCK are an expression or dim3(x[, y[, z]]); missing dims are "1". ARG is a name
  * (task arg or scratch) or a cast of an expression: i32(e), i64(e), f32(e), f64(e).
  * Expressions are kept as text and evaluated per case (expr.h); their syntax is checked here
- * (expr_check), so a typo is reported on its line. Parsing uses PCRE2; an error returns
- * KBX_EPARSE with "'PATH' line L column C: what was expected" (columns 1-based, in bytes).
+ * (expr_check), so a typo is reported on its line. `cooperative` launches with
+ * cuLaunchCooperativeKernel; `untimed` runs in checked calls only, never in a timed one (for a
+ * task's reference alone: a result an output may also be judged against, [tolerance] exact).
+ * Parsing uses PCRE2; an error returns KBX_EPARSE with "'PATH' line L column C: what was expected" (columns 1-based, in bytes).
  * A directive line is one whose first non-blank characters are `//`, optional blanks, `@kbx`.
  * `// @kbx expect ...` (the verdict line of an example candidate) is accepted and ignored; any other
  * word after `@kbx` is an error naming it. A scratch name declared twice is an error.
@@ -37,6 +39,7 @@ struct launch {
 	struct launch_arg *args;
 	int nargs;
 	int cooperative;
+	int untimed;      /* checked calls only (a reference's check buffer); refused in a candidate */
 	int line;         /* 1-based */
 };
 

@@ -545,6 +545,15 @@ static enum kbx_status parse_tolerance_section(struct task *t, const struct raw_
 		enum kbx_status st;
 		double *dst;
 
+		if (strcmp(e->key, "exact") == 0) {
+			if (!is_ident(e->value))
+				return kbx_error(KBX_EPARSE, "exact = '%s' in [tolerance] of '%s' line %d: expected the name "
+						 "of a scratch buffer of the reference", e->value, t->ini_path, e->line);
+			free(t->exact_buf);
+			t->exact_buf = xstrdup(e->value);
+			t->exact_line = e->line;
+			continue;
+		}
 		if (strcmp(e->key, "rtol") == 0)
 			dst = &t->tol.rtol;
 		else if (strcmp(e->key, "atol") == 0)
@@ -558,7 +567,7 @@ static enum kbx_status parse_tolerance_section(struct task *t, const struct raw_
 		else
 			return kbx_error(KBX_EPARSE,
 					 "unknown key '%s' in [tolerance] of '%s' line %d (expected rtol, atol, cosine_sim, "
-					 "l1_relative or rmse)",
+					 "l1_relative, rmse or exact)",
 					 e->key, t->ini_path, e->line);
 		st = parse_number(t->ini_path, e, &v);
 		if (st)
@@ -1238,6 +1247,24 @@ static enum kbx_status check_perf_tolerance(const struct task *t)
 	return KBX_OK;
 }
 
+/* [tolerance] exact names a second target for the metric thresholds of the task's one output. */
+static enum kbx_status check_exact(const struct task *t)
+{
+	int i, outputs = 0;
+
+	if (!t->exact_buf)
+		return KBX_OK;
+	for (i = 0; i < t->nargs; i++)
+		outputs += t->args[i].dir == ARG_OUT || t->args[i].dir == ARG_INOUT;
+	if (!t->tol.metric)
+		return kbx_error(KBX_EPARSE, "exact in [tolerance] of '%s' line %d is for metric thresholds "
+				 "(cosine_sim, l1_relative, rmse)", t->ini_path, t->exact_line);
+	if (outputs != 1)
+		return kbx_error(KBX_EPARSE, "exact in [tolerance] of '%s' line %d is for a task with one output "
+				 "(this one has %d)", t->ini_path, t->exact_line, outputs);
+	return KBX_OK;
+}
+
 /* text: the task.ini content, or NULL to read t->ini_path and check the files beside it. */
 static enum kbx_status load(struct task *t, const char *text)
 {
@@ -1334,6 +1361,8 @@ static enum kbx_status load(struct task *t, const char *text)
 	if (!st)
 		st = check_perf_tolerance(t);
 	if (!st)
+		st = check_exact(t);
+	if (!st)
 		st = check_problems(t);
 out:
 	ini_state_free(&s);
@@ -1405,6 +1434,7 @@ void task_free(struct task *t)
 	free(t->ini_path);
 	free(t->reference_path);
 	free(t->stages_path);
+	free(t->exact_buf);
 	for (i = 0; i < t->nargs; i++) {
 		free(t->args[i].name);
 		for (j = 0; j < t->args[i].ndim; j++)

@@ -106,6 +106,11 @@ struct task {
 	struct task_case *cases;
 	int ncases;
 	struct tolerance tol;
+	char *exact_buf;        /* [tolerance] exact = NAME: a scratch buffer of the reference (filled by
+				 * an untimed launch) holding the exact result; the one output passes
+				 * when it meets the metric thresholds against the reference's output
+				 * or against this; NULL: none */
+	int exact_line;
 	struct perf_tolerance perf_tol;
 	struct task_perf perf;
 	struct binding *verifier_params;

@@ -143,8 +143,9 @@ class Provenance:
         inputs = sorted(o.split(":", 1)[1] for o in origins if o.startswith("input:"))
         return kernels, ops, inputs
 
-    def judge(self, outputs):
-        """outputs: {name: storage key}. (problem message or None, log lines)."""
+    def judge(self, outputs, idle=False):
+        """outputs: {name: storage key}; idle: the case has no element to compute (every input
+        or every output empty), where no kernel is needed. (problem message or None, log lines)."""
         log = []
         if self.launch_order:
             log.append("triton kernels launched: " + ", ".join(
@@ -167,6 +168,9 @@ class Provenance:
             log.append(f"output '{name}' <- " + ("; ".join(parts) if parts else "nothing recorded"))
             if ops and not kernels:
                 bad.append((name, ops))
+        if idle:
+            log.append("no element to compute in this case: no kernel is required")
+            return None, log
         if not self.launch_order:
             return "the candidate launched no Triton kernel" + (
                 " (PyTorch ops: " + ", ".join(sorted(self.aten_ops)) + ")" if self.aten_ops else ""), log

@@ -73,6 +73,18 @@ sed 's/(x, y, n, approximate)/(x, q, n, approximate)/' "$srcdir/tasks/Activation
 expect 1 "run with an unknown launch argument" -- "$kbx" run gelu "$tmp/badarg.cu" --no-perf
 contains "$tmp/out" "unknown argument 'q'" "unknown launch argument named"
 
+# an untimed launch is for a task's reference: in a candidate it would be work kept out of the
+# timing (a copy of a reference that has one is refused too; the reference itself is not)
+sed 's/(x, y, n, approximate)$/(x, y, n, approximate) untimed/' "$srcdir/tasks/Activation/gelu/reference.cu" >"$tmp/untimed.cu"
+expect 1 "run with an untimed launch" -- "$kbx" run gelu "$tmp/untimed.cu" --no-perf
+contains "$tmp/out" "'untimed' is for a task's reference" "an untimed launch is refused in a candidate"
+contains "$tmp/out" "verdict +compile_error" "as a compile error"
+{ cat "$srcdir/tasks/Quantization/matmul_w8a8/reference.cu"; echo "// a copy"; } >"$tmp/w8a8_copy.cu"
+expect 1 "run a copy of a reference with an untimed launch" -- "$kbx" run Quantization/matmul_w8a8 "$tmp/w8a8_copy.cu" --no-perf
+contains "$tmp/out" "'untimed' is for a task's reference" "a copy of the reference is refused"
+"$kbx" run Quantization/matmul_w8a8 "$srcdir/tasks/Quantization/matmul_w8a8/reference.cu" --no-perf >"$tmp/out" 2>&1
+if grep -q "'untimed' is for" "$tmp/out"; then no "the task's own reference keeps its untimed launch"; else ok "the task's own reference keeps its untimed launch"; fi
+
 # an include of a host file is refused before NVRTC sees it
 printf '#include "/etc/passwd"\n' | cat - "$srcdir/tasks/Activation/gelu/reference.cu" >"$tmp/include.cu"
 expect 1 "run with a host include" -- "$kbx" run gelu "$tmp/include.cu" --no-perf

@@ -211,7 +211,7 @@ static void test_dims_and_spacing(void **state)
 			  "   x = 1; // @kbx launch ignored<<<\n"
 			  "/* @kbx launch ignored_too */\n"
 			  "// kbx launch not_a_directive\n"
-			  "// @kbx launch a<<<1,1>>>(p)"; /* last line without newline, same kernel again */
+			  "// @kbx launch a<<<1,1>>>(p)  untimed\t cooperative"; /* last line without newline, same kernel again */
 	struct kernel_spec spec = parse_ok(src);
 	const struct launch *l;
 
@@ -224,6 +224,7 @@ static void test_dims_and_spacing(void **state)
 	assert_int_equal(l->nargs, 1);
 	assert_name_arg(&l->args[0], "p", 63);
 	assert_true(l->cooperative);
+	assert_false(l->untimed);
 	assert_int_equal(l->line, 3);
 	l = &spec.launches[1];
 	assert_string_equal(l->kernel, "b");
@@ -233,6 +234,8 @@ static void test_dims_and_spacing(void **state)
 	assert_int_equal(l->line, 4);
 	l = &spec.launches[2];
 	assert_dims(l->grid, "1", "1", "1");
+	assert_true(l->untimed);
+	assert_true(l->cooperative);
 	assert_int_equal(l->line, 8);
 	kernel_spec_free(&spec);
 }
@@ -357,9 +360,12 @@ static void test_args_errors(void **state)
 	parse_err("// @kbx launch k<<<1, 1>>>(&x)", 1, 28, "found '&'");
 	parse_err("// @kbx launch k<<<1, 1>>>(x[0])", 1, 29, "found '['");
 	parse_err("// @kbx launch k<<<1, 1>>>(x]", 1, 29, "unbalanced ']'");
-	parse_err("// @kbx launch k<<<1, 1>>>(x) coop", 1, 31, "expected 'cooperative' or the end of the line but found 'coop'");
+	parse_err("// @kbx launch k<<<1, 1>>>(x) coop", 1, 31, "expected 'cooperative', 'untimed' or the end of the line but found 'coop'");
 	parse_err("// @kbx launch k<<<1, 1>>>(x) cooperativeX", 1, 31, "found 'cooperativeX'");
-	parse_err("// @kbx launch k<<<1, 1>>>(x) cooperative extra", 1, 43, "expected the end of the line but found 'extra'");
+	parse_err("// @kbx launch k<<<1, 1>>>(x) cooperative extra", 1, 43, "expected 'untimed' or the end of the line but found 'extra'");
+	parse_err("// @kbx launch k<<<1, 1>>>(x) untimed untimed", 1, 39, "expected 'cooperative' or the end of the line but found 'untimed'");
+	parse_err("// @kbx launch k<<<1, 1>>>(x) untimed cooperative cooperative", 1, 51, "expected the end of the line but found 'cooperative'");
+	parse_err("// @kbx launch k<<<1, 1>>>(x) untimedX", 1, 31, "found 'untimedX'");
 	parse_err("// @kbx launch k<<<1, 1>>>(x) // note", 1, 31, "found '/'");
 	parse_err("// @kbx launch k<<<1, 1>>>(x);", 1, 30, "found ';'");
 }
@@ -441,7 +447,7 @@ static void check_garbage(const char *src)
 
 static void test_garbage(void **state)
 {
-	static const char alphabet[] = "<<<>>>(),[] \tabnxyz0123*+-/%dim3i32f64 cooperative@kbx//\n";
+	static const char alphabet[] = "<<<>>>(),[] \tabnxyz0123*+-/%dim3i32f64 cooperative untimed@kbx//\n";
 	static const char *seeds[] = {
 		"// @kbx launch softmax_out<<<dim3(cdiv(n, 256), m), 256>>>(x, rowmax, y, i32(m * n), n)",
 		"// @kbx scratch norm bf16 [b, cdiv(n, 32), p]\n// @kbx launch k<<<1, 1, 8>>>(norm) cooperative",

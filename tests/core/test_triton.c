@@ -790,7 +790,7 @@ static void test_launch_parse_errors(void **state)
 	char why[256];
 
 	/* columns are the user's, although kbx completes the line before `>>>` */
-	parse_fails(d36, t, LAUNCH " extra", "'--launch' column 59: ", "expected 'cooperative' or the end of the line");
+	parse_fails(d36, t, LAUNCH " extra", "'--launch' column 59: ", "expected 'cooperative', 'untimed' or the end of the line");
 	parse_fails(d36, t, "gelu_kernel<<<cdiv(n, 1024)>>>(x, y, i32(n), approximate", "'--launch' column 57: ",
 		    "expected ')' closing the argument list but found the end of the line");
 	parse_fails(d36, t, "gelu_kernel<<<cdiv(n, 1024), >>>(x, y)", "'--launch' column 30: ",

@@ -9,8 +9,11 @@ need_gpu
 fail=0
 
 # Every task, KBX_GPU_JOBS at a time (one GPU runs several short verifications side by side).
+# Each line is printed as its task ends (a run cut short by a time limit still shows how far it
+# got), then the whole sorted by task.
 ls "$srcdir"/tasks/*/*/task.ini | xargs -n 1 dirname | xargs -P "${KBX_GPU_JOBS:-1}" -n 1 sh "$srcdir/tests/gpu/check_task.sh" "$kbx" \
-	>"$tmp/tasks.log" 2>&1 || fail=1
+	2>&1 | tee "$tmp/tasks.log" | sed -u 's/^/# /'
+echo "# ---- by task"
 sort -k3 "$tmp/tasks.log"
 grep -q '^FAIL' "$tmp/tasks.log" && fail=1
 

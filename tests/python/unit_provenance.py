@@ -60,6 +60,17 @@ class Judge(unittest.TestCase):
         problem, _ = p.judge({"y": T1})
         self.assertIn("launched no Triton kernel", problem)
 
+    def test_no_kernel_needed_where_nothing_is_computed(self):
+        # an empty case (no input element, or no output element): no launch is right, and so is
+        # an output filled by a PyTorch op (zeros for a sum over nothing)
+        p = bound()
+        p.op("aten::zeros", [], [T1], [])
+        problem, log = p.judge({"y": T1}, idle=True)
+        self.assertIsNone(problem)
+        self.assertIn("no element to compute in this case: no kernel is required", log)
+        # the same candidate on a case with elements is not excused
+        self.assertIn("launched no Triton kernel", p.judge({"y": T1})[0])
+
     def test_mixed_compute_and_kernel_passes(self):
         p = bound()
         p.op("aten::empty", [], [T1], [])

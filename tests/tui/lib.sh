@@ -45,13 +45,15 @@ wait_for() {
 expect() {  # expect REGEX DESCRIPTION [SECONDS]
 	if wait_for "$1" "${3:-10}"; then ok "$2"; else no "$2 (no /$1/ on screen)"; fi
 }
-# expect_joined TEXT DESCRIPTION [SECONDS]: the screen read as one line (a message that wraps
-# where a long path ends, as in distcheck's deeper folders)
+# expect_joined TEXT DESCRIPTION [SECONDS]: the screen read as one line with its white space
+# dropped (a message wraps where the width ends, in a word of a long path too, as in distcheck's
+# deeper folders), and so is TEXT
 expect_joined() {
 	i=0
 	limit=$(( ${3:-10} * 10 ))
+	want=$(printf '%s' "$1" | tr -d ' \n')
 	while [ $i -lt $limit ]; do
-		if screen | tr '\n' ' ' | tr -s ' ' | grep -qF -- "$1"; then ok "$2"; return; fi
+		if screen | tr -d ' \n' | grep -qF -- "$want"; then ok "$2"; return; fi
 		sleep 0.1
 		i=$((i + 1))
 	done
