@@ -65,10 +65,23 @@ def load_module(path):
 
 
 def load_call(task_dir):
-    spec = importlib.util.spec_from_file_location("xc", os.path.join(task_dir, "crosscheck.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.call
+    """The call the worker makes: the task's crosscheck.py, or (without one) the entry function
+    on the in/inout buffers of [args] in order (python/kbxpy/tasks.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from kbxpy import tasks
+    call = tasks.load_call(task_dir)
+    if call is not tasks.default_call:
+        return call
+    args, section = [], None
+    with open(os.path.join(task_dir, "task.ini")) as fh:
+        for line in fh:
+            s = line.split(";", 1)[0].strip()
+            if s.startswith("["):
+                section = s
+            elif section == "[args]" and "=" in s:
+                name, spec = (x.strip() for x in s.split("=", 1))
+                args.append({"name": name, "dir": spec.split()[0]})
+    return tasks.DefaultCall().arrange(args)
 
 
 def entry_of(task_dir, mod):

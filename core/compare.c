@@ -569,7 +569,8 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 			out->pass = 0;
 		if (tol->l1_relative >= 0 && !(out->l1_relative <= tol->l1_relative))
 			out->pass = 0;
-		if (tol->rmse >= 0 && !(out->rmse <= tol->rmse))
+		/* rmse is an absolute error, like atol: a scaled case moves it by the same factor */
+		if (tol->rmse >= 0 && !(out->rmse <= tol->rmse * (tol->atol_scale > 0 ? tol->atol_scale : 1)))
 			out->pass = 0;
 	} else {
 		out->pass = s.mm == 0;

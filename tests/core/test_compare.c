@@ -377,6 +377,14 @@ static void test_metrics_and_metric_mode(void **state)
 	assert_true(cmp_f32(c, r, shape, 1, &t)->pass);
 	t.rmse = 0.70;
 	assert_false(cmp_f32(c, r, shape, 1, &t)->pass);
+	/* a scaled derived case moves the absolute rmse bound as it moves atol; cosine and
+	 * l1_relative are scale-free and stay */
+	t.atol_scale = 9;
+	t.rmse = 0.71 / 9 + 1e-9;
+	assert_true(cmp_f32(c, r, shape, 1, &t)->pass);
+	t.rmse = 0.70 / 9;
+	assert_false(cmp_f32(c, r, shape, 1, &t)->pass);
+	t.atol_scale = 0;
 
 	/* a NaN mismatch fails metric mode even when the metrics hold */
 	{

@@ -18,7 +18,7 @@
 // @kbx launch quant_rows<<<max(1, cdiv(b * m, 8)), 256>>>(input, x_q, x_scale, i64(b * m), k)
 // @kbx launch quant_cols<<<dim3(max(1, cdiv(n, 32)), max(1, b)), dim3(32, 8)>>>(mat2, w_qt, w_scale, b, k, n)
 // @kbx launch bmm_i8<<<dim3(max(1, cdiv(n, 64)), max(1, cdiv(m, 64)), max(1, b)), 256>>>(x_q, w_qt, x_scale, w_scale, y, b, m, k, n)
-// @kbx launch gemm_f32_exact<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16)), max(1, b)), dim3(16, 16)>>>(input, mat2, y_exact, m, k, n) untimed
+// @kbx launch gemm_f32_exact<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16)), b), dim3(16, 16)>>>(input, mat2, y_exact, m, k, n) untimed
 
 static __device__ __forceinline__ signed char quantize(float v, float scale)
 {
