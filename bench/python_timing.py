@@ -12,6 +12,7 @@ For each correct candidate of tests/triton/ (`# @kbx expect pass`), per round:
            seed), the same entry function called the same way, timed by
            triton.testing.do_bench(warmup=25, rep=100), median
 Rounds alternate the two so that clock drift hits both; the table gives the median over rounds.
+Rows are numbered from 1, as kbx's perf table and `kbx export --perf-row` number them.
 Pass: every row whose do_bench median is at least 20 us is within 3 % (rows under 20 us are
 reported only: a Python call's own cost is a larger share there, for both methods).
 
@@ -166,7 +167,8 @@ def main():
                     for row, ms in kbx_medians(args, task, path, args.rows).items():
                         kb.setdefault(row, []).append(ms)
                         if row not in inputs:
-                            inputs[row] = row_inputs(args, task, row, tmp)
+                            # the JSON's rows count from 0, `kbx export --perf-row` from 1
+                            inputs[row] = row_inputs(args, task, row + 1, tmp)
                         a = inputs[row]
                         db.setdefault(row, []).append(triton.testing.do_bench(lambda: call(fn, a, torch),
                                                                                warmup=25, rep=100))
@@ -180,9 +182,9 @@ def main():
                 gated = d >= MIN_GATED_MS
                 passed = (not gated) or abs(pct) <= TOLERANCE_PCT
                 ok &= passed
-                table.append({"task": task, "row": row, "kbx_ms": k, "do_bench_ms": d, "diff_pct": pct,
+                table.append({"task": task, "row": row + 1, "kbx_ms": k, "do_bench_ms": d, "diff_pct": pct,
                               "gated": gated, "pass": passed})
-                print(f"{'ok  ' if passed else 'FAIL'} {task:34s} row {row:3d}  kbx {k:9.4f} ms  do_bench {d:9.4f} ms"
+                print(f"{'ok  ' if passed else 'FAIL'} {task:34s} row {row + 1:3d}  kbx {k:9.4f} ms  do_bench {d:9.4f} ms"
                       f"  {pct:+6.2f}%{'' if gated else '  (under 20 us: reported only)'}")
         if args.overhead:
             overhead(args, only, tmp)
