@@ -23,7 +23,7 @@ timeout "${SMOKE_LIMIT:-150}" python3 tests/python/gpu_smoke.py --kbx "$ref" --p
 echo "gpu_smoke: rc=$? in $(( $(date +%s) - start )) s; $(grep -c '^PASS' "$out/smoke.log") PASS, $(grep -c '^FAIL' "$out/smoke.log") FAIL"
 grep '^FAIL' "$out/smoke.log" | cut -c1-300
 start=$(date +%s)
-KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD timeout "${TRITON_LIMIT:-300}" sh tests/gpu/triton_py.sh >"$out/triton_py.log" 2>&1
+KBX_BUILDDIR=$(dirname "$kbx") KBX_SRCDIR=$PWD KBX_GPU_JOBS=${JOBS:-6} timeout "${TRITON_LIMIT:-300}" sh tests/gpu/triton_py.sh >"$out/triton_py.log" 2>&1
 echo "triton_py: rc=$? in $(( $(date +%s) - start )) s; $(grep -c '^ok' "$out/triton_py.log") ok, $(grep -c '^FAIL' "$out/triton_py.log") FAIL"
 grep '^FAIL' "$out/triton_py.log" | cut -c1-300
 python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['predict'])" \

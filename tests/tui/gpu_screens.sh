@@ -2,7 +2,8 @@
 # The explorer on a GPU: runs the wrong example of a Fusion task (attention, whose softmax stage
 # goes wrong) and of a Quantization task (matmul_w8a8, per-tensor scales), and a passing example
 # with its perf rows, from the TUI, and saves the screens (results, diff with worst elements,
-# heatmap, histogram, quantization lens) as text under OUT (default ./tui-screens). Not part of
+# heatmap, histogram, quantization lens), and a failing Triton Fusion kernel run in the Python
+# worker (its results and diff), as text under OUT (default ./tui-screens). Not part of
 # make check; skips (77) without tmux or a CUDA device.
 #
 #   KBX_BUILDDIR=. OUT=/tmp/screens tests/tui/gpu_screens.sh
@@ -61,6 +62,30 @@ sleep 1
 cap 03_quant_diff_80x24
 T resize-window -t k -x 100 -y 32
 run_example '^fusion/fused_add_gelu$' 1 04_pass && { keys G; sleep 1; cap 04_pass_perf; } || fail=1
+# a failing Triton Fusion kernel (issue 16): loaded from a file, run in the Python worker, diffed
+home
+keys /
+text '^fusion/fused_mv_sigmoid_sub$'
+keys Enter Enter
+if wait_for "contract" 20; then
+	keys o C-u
+	text "$srcdir/tests/triton/fused_mv_sigmoid_sub_wrong_stage.py"
+	keys Enter
+	wait_for "loaded '" 20 || fail=1
+	keys r
+	if wait_for "verdict +[a-z_]+" 1000; then
+		keys Enter
+		sleep 1
+		cap 05_triton_results
+		keys d
+		sleep 1
+		cap 05_triton_diff
+	else
+		fail=1
+	fi
+else
+	fail=1
+fi
 keys Q
 echo "screens in $out:"
 ls "$out"
