@@ -1,9 +1,10 @@
 // @kbx expect wrong
 // Mistake: skips quantization and returns the exact f32 bmm (what KernelBenchX's own reference
 // computes). The source shows none of the evidence the task requires (no rounding to an integer
-// grid, no clamp, no scales, no integer accumulation), so it cannot pass whatever its outputs;
-// its outputs also miss rmse 0.1 against the quantizing reference on the outlier, asymmetric-scale,
-// prime and long-k cases (the int8 error itself, 0.1 to 0.8).
+// grid, no clamp, no scales, no integer accumulation), so it cannot pass whatever its outputs.
+// Its outputs alone would pass: they miss rmse 0.1 against the quantizing reference on the
+// outlier, asymmetric-scale, prime and long-k cases (the int8 error itself, 0.1 to 0.8) but are
+// the exact result that [tolerance] exact also accepts, as KernelBenchX does.
 //
 // @kbx launch bmm_f32<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16)), max(1, b)), dim3(16, 16)>>>(input, mat2, y, b, m, k, n)
 

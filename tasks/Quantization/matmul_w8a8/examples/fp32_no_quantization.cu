@@ -1,10 +1,10 @@
 // @kbx expect wrong
 // Mistake: skips quantization altogether and returns the exact f32 product (what KernelBenchX's
 // own reference computes). Against this task's quantizing reference that is off by the int8
-// quantization error itself: rmse ~0.16 on the 32 x 256 x 128 randn case and ~0.5 with outliers,
-// over the 0.1 threshold, so the metric rejects it here. (Were the thresholds loosened, the
-// static evidence rules for Quantization tasks -- no scale, no rounding, no int8 -- would still
-// have to flag it.)
+// quantization error itself (rmse ~0.16 on the 32 x 256 x 128 randn case, ~0.5 with outliers),
+// but it is the exact result, which [tolerance] exact accepts as KernelBenchX does: what makes it
+// wrong here is the task's demand for int8 arithmetic, which the static evidence rules for
+// Quantization tasks check (no scale, no rounding, no int8 in the source).
 //
 // @kbx launch matmul_f32<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16))), dim3(16, 16)>>>(input, weight, y, m, k, n)
 
