@@ -1,0 +1,99 @@
+#!/bin/sh
+# A real evaluation (issue 20): one passing example per task (the first `// @kbx expect pass`
+# example of each task, by name) through `kbx eval` with its default timing, next to the golden
+# sweep of the same tasks (bench/golden_sweep.py: KernelBenchX's PyTorch functions on its perf
+# workloads, do_bench 25/100 ms, inputs made on the GPU) on the same GPU in the same call. Writes
+# OUT/pred.jsonl, OUT/eval/ (metrics.json, summary.json), OUT/golden.json and OUT/report.txt:
+# both wall times and their ratio, the evaluation's split (compile, inputs, verify, timing), and
+# seconds per category for both.
+# usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options, e.g. --shard 0/2]
+# Environment: KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips
+# the golden sweep (a shard's second half, say).
+set -eu
+kbx=$1
+kbx_dir=$2
+out=$3
+shift 3
+tasks=${KBX_TASKS:-$PWD/tasks}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" <<'PY'
+import json, os, sys
+root, dest, ids = sys.argv[1:]
+n = missing = 0
+with open(dest, "w") as f, open(ids, "w") as t:
+    for cat in sorted(os.listdir(root)):
+        d = os.path.join(root, cat)
+        if not os.path.isdir(d) or cat in ("include", "golden"):
+            continue
+        for name in sorted(os.listdir(d)):
+            ex = os.path.join(d, name, "examples")
+            first = None
+            for e in sorted(os.listdir(ex)) if os.path.isdir(ex) else []:
+                path = os.path.join(ex, e)
+                with open(path, errors="replace") as fh:
+                    if fh.readline().strip() == "// @kbx expect pass":
+                        first = path
+                        break
+            if not first:
+                missing += 1
+                print(f"eval_real: {cat}/{name} has no passing example")
+                continue
+            f.write(json.dumps({"file": f"{cat}/{name}.py", "predict": open(first).read()}) + "\n")
+            t.write(f"{cat}/{name}\n")
+            n += 1
+print(f"eval_real: {n} tasks with a passing example, {missing} without")
+PY
+start=$(date +%s.%N)
+KBX_TASKS=$tasks KBX_DB=${KBX_DB:-$out/history.db} "$kbx" eval "$out/pred.jsonl" --out "$out/eval" --quiet "$@" \
+	>"$out/eval.txt" 2>&1 || true
+end=$(date +%s.%N)
+eval_wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end")
+echo "eval_real: kbx eval in $eval_wall s"
+if [ "${GOLDEN:-1}" = 1 ]; then
+	python3 "$here/golden_sweep.py" --kernelbenchx "$kbx_dir" --only "$(paste -sd, "$out/tasks.txt")" \
+		--out "$out/golden.json" >"$out/golden.txt" 2>&1 || true
+	tail -n 1 "$out/golden.txt"
+fi
+python3 - "$out" "$eval_wall" <<'PY' | tee "$out/report.txt"
+import json, os, sys
+out, wall = sys.argv[1], float(sys.argv[2])
+items = []
+m = os.path.join(out, "eval", "metrics.json")
+if os.path.exists(m):
+    items = json.load(open(m))["items"]
+else:
+    p = os.path.join(out, "eval", "progress.jsonl")
+    for line in open(p) if os.path.exists(p) else []:
+        try:
+            items.append(json.loads(line))
+        except ValueError:
+            pass
+passed = sum(1 for i in items if i.get("exe"))
+print(f"kbx eval: {len(items)} items, {passed} pass, wall {wall:.1f} s")
+split = {k: sum(i.get(k) or 0 for i in items) for k in ("compile_s", "inputs_s", "verify_s", "timing_s")}
+print("split: " + ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in split.items()))
+failed = [i for i in items if not i.get("exe")]
+for i in failed[:40]:
+    print(f"  not passed: {i.get('task') or i.get('file') or i.get('id')}: {i.get('verdict')} "
+          f"{str(i.get('message', ''))[:160]}")
+if len(failed) > 40:
+    print(f"  ... and {len(failed) - 40} more")
+cat_eval = {}
+for i in items:
+    cat = str(i.get("task") or i.get("file") or "?").split("/")[0]
+    cat_eval[cat] = cat_eval.get(cat, 0.0) + (i.get("seconds") or 0)
+g = os.path.join(out, "golden.json")
+golden = json.load(open(g)) if os.path.exists(g) else None
+cat_gold = {}
+if golden:
+    for tid, e in golden["tasks"].items():
+        cat_gold[tid.split("/")[0]] = cat_gold.get(tid.split("/")[0], 0.0) + e["seconds"]
+    bad = [t for t, e in golden["tasks"].items() if e.get("error")]
+    print(f"golden sweep: {len(golden['tasks'])} tasks, wall {golden['wall_s']:.1f} s"
+          + (f" ({len(bad)} failed: {', '.join(bad[:5])})" if bad else ""))
+    print(f"ratio: kbx eval / golden sweep = {wall / golden['wall_s']:.2f}")
+print(f"{'category':20s} {'kbx eval s':>11s} {'golden s':>9s}")
+for cat in sorted(set(cat_eval) | set(cat_gold)):
+    print(f"{cat:20s} {cat_eval.get(cat, 0):11.1f} {cat_gold.get(cat, 0):9.1f}")
+PY
