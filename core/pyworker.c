@@ -22,27 +22,6 @@
 #define PY_MAX_FILE_BYTES ((rlim_t)1 << 30)
 #define PY_MAX_OPEN_FILES 4096
 
-/* An executable on $PATH, or the name itself when it has a slash. */
-static int find_on_path(const char *name, char *out, size_t len)
-{
-	const char *path = getenv("PATH"), *p;
-
-	if (strchr(name, '/')) {
-		snprintf(out, len, "%s", name);
-		return access(out, X_OK) == 0 ? 0 : -1;
-	}
-	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-		const char *colon = strchr(p, ':');
-		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-
-		snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", name);
-		if (access(out, X_OK) == 0)
-			return 0;
-		p += n + (colon ? 1 : 0);
-	}
-	return -1;
-}
-
 /* a + b into out; -1 when it does not fit */
 static int join(char *out, size_t len, const char *a, const char *b)
 {
@@ -88,13 +67,13 @@ enum kbx_status pyworker_paths(const char *python, const char *tasks_root, const
 	memset(out, 0, sizeof(*out));
 	env = getenv("KBX_PYTHON");
 	if (python && *python) {
-		if (find_on_path(python, out->python, sizeof(out->python)))
+		if (path_find_exec(python, out->python, sizeof(out->python)))
 			return kbx_error(KBX_ENOTFOUND, "no Python interpreter '%s' (from --python)", python);
 	} else if (env && *env) {
-		if (find_on_path(env, out->python, sizeof(out->python)))
+		if (path_find_exec(env, out->python, sizeof(out->python)))
 			return kbx_error(KBX_ENOTFOUND, "no Python interpreter '%s' (from KBX_PYTHON)", env);
-	} else if (find_on_path(KBX_PYTHON_DEFAULT, out->python, sizeof(out->python)) &&
-		   find_on_path("python3", out->python, sizeof(out->python))) {
+	} else if (path_find_exec(KBX_PYTHON_DEFAULT, out->python, sizeof(out->python)) &&
+		   path_find_exec("python3", out->python, sizeof(out->python))) {
 		/* the configured one first; a binary carried to another machine finds python3 on $PATH */
 		return kbx_error(KBX_ENOTFOUND, "no Python interpreter (looked for '%s' and python3 on $PATH; set "
 				 "--python or KBX_PYTHON): Python candidates need one, with PyTorch and Triton",

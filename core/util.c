@@ -259,6 +259,34 @@ int path_is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+static int is_exec_file(const char *path)
+{
+	return path_is_file(path) && access(path, X_OK) == 0;
+}
+
+int path_find_exec(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (!*name)
+		return -1;
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return is_exec_file(out) ? 0 : -1;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin";;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+
+		if ((size_t)snprintf(out, len, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name) < len && is_exec_file(out))
+			return 0;
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+	return -1;
+}
+
 enum kbx_status make_dirs(const char *dir, unsigned mode)
 {
 	char *d = xstrdup(dir);

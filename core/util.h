@@ -56,14 +56,18 @@ enum kbx_status read_file(const char *path, char **out, size_t *len);
 /* Write a whole file atomically (temporary file + rename). */
 enum kbx_status write_file(const char *path, const void *data, size_t len);
 
-/* Trim ASCII whitespace at both ends, in place; returns s. */
 /* mkdir -p: every missing folder of dir, new ones with this mode; an error names the folder
  * that could not be made (or is not a folder). */
 enum kbx_status make_dirs(const char *dir, unsigned mode);
 /* Whether path names a regular file / a folder (following links). */
 int path_is_file(const char *path);
 int path_is_dir(const char *path);
+/* An executable by name as the shell finds it: a name with a '/' is taken as it is, any other is
+ * looked up in $PATH (an empty element is the current folder; no $PATH: /usr/local/bin:/usr/bin:
+ * /bin). The path found in out; 0 when found (an executable regular file), -1 otherwise. */
+int path_find_exec(const char *name, char *out, size_t len);
 
+/* Trim ASCII whitespace at both ends, in place; returns s. */
 char *str_trim(char *s);
 int str_starts_with(const char *s, const char *prefix);
 

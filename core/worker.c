@@ -350,8 +350,7 @@ static void remove_workdir(const char *dir)
 /* The compute-sanitizer to run: $KBX_COMPUTE_SANITIZER, the toolkit's, or one on $PATH. */
 static int find_sanitizer(char *out, size_t len)
 {
-	const char *env = getenv("KBX_COMPUTE_SANITIZER"), *path = getenv("PATH");
-	char *dirs, *tok, *save = NULL;
+	const char *env = getenv("KBX_COMPUTE_SANITIZER");
 
 	if (env && *env) {
 		snprintf(out, len, "%s", env);
@@ -371,16 +370,7 @@ static int find_sanitizer(char *out, size_t len)
 		}
 	}
 #endif
-	dirs = xstrdup(path ? path : "/usr/bin:/bin");
-	for (tok = strtok_r(dirs, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		snprintf(out, len, "%s/compute-sanitizer", tok);
-		if (access(out, X_OK) == 0) {
-			free(dirs);
-			return 0;
-		}
-	}
-	free(dirs);
-	return 1;
+	return path_find_exec("compute-sanitizer", out, len) ? 1 : 0;
 }
 
 /* After a sanitized run: findings in the candidate become log lines, a warning and, for a run

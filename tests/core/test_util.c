@@ -408,6 +408,54 @@ static void test_path_kinds(void **state)
 	assert_false(path_is_dir(""));
 }
 
+/* path_find_exec: $PATH as the shell reads it; only an executable regular file counts. */
+static void test_path_find_exec(void **state)
+{
+	char out[700], want[700], cwd[600], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL, path[700];
+	FILE *f;
+
+	(void)state;
+	snprintf(want, sizeof(want), "%s/tool", tmpdir);
+	assert_non_null(f = fopen(want, "w"));
+	fclose(f);
+	assert_int_equal(chmod(want, 0755), 0);
+	snprintf(path, sizeof(path), "%s/plain", tmpdir);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/subdir", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+
+	snprintf(path, sizeof(path), "/no/such/dir:%s", tmpdir);
+	setenv("PATH", path, 1);
+	assert_int_equal(path_find_exec("tool", out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+	assert_int_equal(path_find_exec("plain", out, sizeof(out)), -1);   /* not executable */
+	assert_int_equal(path_find_exec("subdir", out, sizeof(out)), -1);  /* a folder */
+	assert_int_equal(path_find_exec("missing", out, sizeof(out)), -1);
+	assert_int_equal(path_find_exec("", out, sizeof(out)), -1);
+	assert_int_equal(path_find_exec(want, out, sizeof(out)), 0);       /* a path is taken as it is */
+	assert_string_equal(out, want);
+	snprintf(path, sizeof(path), "%s/plain", tmpdir);
+	assert_int_equal(path_find_exec(path, out, sizeof(out)), -1);
+	/* an empty element is the current folder */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmpdir), 0);
+	setenv("PATH", "/no/such/dir::/also/not", 1);
+	assert_int_equal(path_find_exec("tool", out, sizeof(out)), 0);
+	assert_string_equal(out, "./tool");
+	assert_int_equal(chdir(cwd), 0);
+	/* a result that does not fit is not found */
+	setenv("PATH", tmpdir, 1);
+	assert_int_equal(path_find_exec("tool", out, 8), -1);
+	if (old)
+		setenv("PATH", old, 1);
+	else
+		unsetenv("PATH");
+	free(old);
+	snprintf(path, sizeof(path), "%s/subdir", tmpdir);
+	rmdir(path);
+}
+
 static void test_now_seconds(void **state)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -439,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_hash64),
 		cmocka_unit_test(test_now_seconds),
 		cmocka_unit_test(test_path_kinds),
+		cmocka_unit_test_setup_teardown(test_path_find_exec, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
