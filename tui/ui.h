@@ -5,7 +5,8 @@
  * rectangle, react to a key. A key handler never calls another screen: it changes the session
  * (struct tui) and returns result bits (R_*); the one event loop in tui.c acts on them (open a
  * screen, go back, start or cancel a run, switch theme, quit). Keys reach a screen already
- * translated into actions by the key table (keys.h).
+ * translated into actions by the key table (keys.h). Each open screen has its own state (self,
+ * screen.c's stack); the text screens share a base (textscreen.h).
  *
  * Screens draw through draw.h and build their text as role-tagged docs (report.h); only draw.c
  * and tui.c include curses.
