@@ -12,21 +12,19 @@
 #include "../core/util.h"
 #include "complete.h"
 #include "draw.h"
-#include "docview.h"
 #include "drafts.h"
 #include "find.h"
 #include "syntax.h"
+#include "textscreen.h"
 #include "ui.h"
 
-static struct {
-	int ready;
-	struct docview v;
-	int task;
+struct candview {
+	struct textscreen ts;
+	int task;               /* what the text shows: the task's candidate at this version */
 	unsigned version;
 	const void *run;        /* the run whose diagnostics are shown */
 	int run_diags;
-	int width;
-} s;
+};
 
 /* The compile result that belongs to this candidate: the latest run, when it ran this source. */
 static const struct compile_result *diags_for(struct tui *t, const struct candidate *c)
@@ -65,7 +63,7 @@ static int line_role(const struct compile_result *cr, const struct candidate *c,
 	return role;
 }
 
-static void build(struct tui *t, int width)
+static void build(struct tui *t, struct candview *s, int width)
 {
 	struct candidate *c = tui_candidate(t);
 	const struct compile_result *cr = diags_for(t, c);
@@ -73,15 +71,13 @@ static void build(struct tui *t, int width)
 	const char *p;
 	int line = 1, in_comment = 0, numw, nlines = 1, python;
 
-	docview_reset(&s.v);
-	s.task = t->task;
-	s.version = c ? c->version : 0;
-	s.run = cr;
-	s.run_diags = cr ? cr->ndiags : -1;
-	s.width = width;
-	if (!c || !c->source) {
-		struct doc *d = &s.v.doc;
+	struct doc *d = textscreen_rebuild(&s->ts, width, 0);
 
+	s->task = t->task;
+	s->version = c ? c->version : 0;
+	s->run = cr;
+	s->run_diags = cr ? cr->ndiags : -1;
+	if (!c || !c->source) {
 		doc_addf(d, ROLE_HEADING, "no candidate for %s yet", task ? task->name : "this task");
 		doc_newline(d);
 		doc_newline(d);
@@ -117,11 +113,11 @@ static void build(struct tui *t, int width)
 
 		if (len && p[len - 1] == '\r')
 			len--;
-		doc_addf(&s.v.doc, role ? role : ROLE_LINENR, "%*d", numw, line);
-		doc_add(&s.v.doc, role ? role : ROLE_LINENR, role ? ">" : " ");
-		syntax_line_lang(&s.v.doc, p, len, &in_comment, python);
-		doc_tag(&s.v.doc, line);
-		doc_newline(&s.v.doc);
+		doc_addf(d, role ? role : ROLE_LINENR, "%*d", numw, line);
+		doc_add(d, role ? role : ROLE_LINENR, role ? ">" : " ");
+		syntax_line_lang(d, p, len, &in_comment, python);
+		doc_tag(d, line);
+		doc_newline(d);
 		p += n;
 		if (*p)
 			p++;
@@ -129,22 +125,13 @@ static void build(struct tui *t, int width)
 	}
 }
 
-static void enter(struct tui *t)
+static void init(struct tui *t, void *self)
 {
-	if (!s.ready) {
-		docview_init(&s.v, 1);
-		s.v.hscrollable = 1;
-		s.ready = 1;
-		s.task = -1;
-	}
-	s.width = 0; /* rebuild: the candidate or its diagnostics may have changed */
-}
+	struct candview *s = self;
 
-static void leave(struct tui *t)
-{
 	(void)t;
-	docview_free(&s.v);
-	memset(&s, 0, sizeof(s));
+	textscreen_init(&s->ts, TS_SELECT | TS_HSCROLL);
+	s->task = -1;
 }
 
 /* What the diagnostics say about the selected line, for the strip under the source. */
@@ -216,8 +203,9 @@ static void detail(struct tui *t, struct doc *d, int line)
 	}
 }
 
-static void draw(struct tui *t, struct rect area)
+static void draw(struct tui *t, void *self, struct rect area)
 {
+	struct candview *s = self;
 	struct candidate *c = tui_candidate(t);
 	const struct task *task = tui_task(t);
 	struct rect top, bottom, in;
@@ -226,12 +214,12 @@ static void draw(struct tui *t, struct rect area)
 
 	layout_vsplit(area, area.h - 4, 3, &top, &bottom);
 	in = layout_inner(top);
-	if (s.task != t->task || !c || s.version != c->version || s.width != in.w || s.run != diags_for(t, c) ||
-	    (s.run && s.run_diags != ((const struct compile_result *)s.run)->ndiags))
-		build(t, in.w);
+	if (s->task != t->task || !c || s->version != c->version || textscreen_stale(&s->ts, in.w) ||
+	    s->run != diags_for(t, c) || (s->run && s->run_diags != ((const struct compile_result *)s->run)->ndiags))
+		build(t, s, in.w);
 	if (t->cand_goto > 0) {
-		docview_clamp(&s.v, in.h);
-		docview_select_tag(&s.v, t->cand_goto);
+		docview_clamp(&s->ts.v, in.h);
+		docview_select_tag(&s->ts.v, t->cand_goto);
 		t->cand_goto = 0;
 	}
 	if (c && c->source) {
@@ -244,10 +232,9 @@ static void draw(struct tui *t, struct rect area)
 	} else {
 		snprintf(title, sizeof(title), "candidate%s%s", glyphs()->mid, task ? task->name : "");
 	}
-	draw_box(top, title, 1);
-	docview_draw(&s.v, in, 1);
+	textscreen_draw(&s->ts, top, title);
 	doc_init(&d);
-	detail(t, &d, docview_tag(&s.v));
+	detail(t, &d, textscreen_tag(&s->ts));
 	draw_box(bottom, "diagnostics", 0);
 	draw_doc(layout_inner(bottom), &d, 0, -1, 0, 0);
 	doc_free(&d);
@@ -256,25 +243,28 @@ static void draw(struct tui *t, struct rect area)
 /* A line number past the end goes to the last line, as in vi and less. */
 static void goto_accept(struct tui *t, const char *text)
 {
+	struct candview *s = screen_state(t, SCR_CAND);
 	char *end;
 	long line = strtol(text, &end, 10);
 	int last = 0;
 
 	while (*end == ' ')
 		end++;
+	if (!s)
+		return;
 	if (!*text || *end || line <= 0) {
 		tui_message(t, ROLE_ERRMSG, "not a line number: '%s'", text);
 		return;
 	}
-	for (int i = 0; i < s.v.doc.n; i++)
-		if (s.v.doc.lines[i].tag > last)
-			last = s.v.doc.lines[i].tag;
+	for (int i = 0; i < s->ts.v.doc.n; i++)
+		if (s->ts.v.doc.lines[i].tag > last)
+			last = s->ts.v.doc.lines[i].tag;
 	if (line > last) {
-		docview_select_tag(&s.v, last);
+		docview_select_tag(&s->ts.v, last);
 		tui_message(t, ROLE_MESSAGE, "line %ld is past the end: at the last line, %d", line, last);
 		return;
 	}
-	docview_select_tag(&s.v, (int)line);
+	docview_select_tag(&s->ts.v, (int)line);
 }
 
 /* path (expanded) gets the candidate; it is then saved: no longer a draft */
@@ -331,11 +321,11 @@ static void write_accept(struct tui *t, const char *text)
 }
 
 /* Next (dir 1) or previous (-1) line with a diagnostic or finding. */
-static void next_diag(struct tui *t, int dir)
+static void next_diag(struct tui *t, struct candview *s, int dir)
 {
 	struct candidate *c = tui_candidate(t);
 	const struct compile_result *cr = diags_for(t, c);
-	int cur = docview_tag(&s.v), best = -1, wrap = -1, n;
+	int cur = textscreen_tag(&s->ts), best = -1, wrap = -1, n;
 
 	if (!c || !c->source)
 		return;
@@ -362,20 +352,17 @@ static void next_diag(struct tui *t, int dir)
 	if (best < 0 && wrap < 0) {
 		tui_message(t, ROLE_MESSAGE, "no diagnostic or finding");
 	} else if (best < 0) {
-		docview_select_tag(&s.v, wrap);
+		docview_select_tag(&s->ts.v, wrap);
 		tui_message(t, ROLE_MESSAGE, "wrapped to the %s diagnostic or finding, line %d", dir > 0 ? "first" : "last", wrap);
 	} else {
-		docview_select_tag(&s.v, best);
+		docview_select_tag(&s->ts.v, best);
 	}
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
 	struct candidate *c = tui_candidate(t);
 
-	(void)k;
-	if (docview_key(&s.v, a))
-		return R_HANDLED;
 	switch (a) {
 	case ACT_GOTO_LINE:
 		if (c && c->source)
@@ -393,7 +380,7 @@ static unsigned key(struct tui *t, enum action a, int k)
 		/* after a / search, n and N go through its matches, as everywhere else */
 		if (find_active(t))
 			return find_key(t, a == ACT_NEXT_DIAG ? ACT_FIND_NEXT : ACT_FIND_PREV);
-		next_diag(t, a == ACT_NEXT_DIAG ? 1 : -1);
+		next_diag(t, self, a == ACT_NEXT_DIAG ? 1 : -1);
 		return R_HANDLED;
 	case ACT_OPEN:
 		return R_HANDLED;
@@ -402,23 +389,10 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.v, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_STARTER, ACT_WRITE, ACT_GOTO_LINE, ACT_NEXT_DIAG, ACT_LOG, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops candidate_screen = {
-	.name = "candidate",
-	.scope = KS_CAND,
-	.hints = hints,
-	.enter = enter,
+	.base = &textscreen_ops,
+	.size = sizeof(struct candview),
+	.open = init,
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

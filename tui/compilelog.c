@@ -5,64 +5,46 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "docview.h"
+#include "textscreen.h"
 #include "ui.h"
 
-static struct {
-	int ready;
-	struct docview v;
+struct compilelog {
+	struct textscreen ts;
 	const struct run_record *shown;
-	int ndiags, width;
-} s;
+	int ndiags;             /* the diagnostics the text lists */
+};
 
-static void enter(struct tui *t)
+static void init(struct tui *t, void *self)
 {
 	(void)t;
-	if (!s.ready) {
-		docview_init(&s.v, 1);
-		s.v.hscrollable = 1;
-		s.ready = 1;
-	}
-	s.width = 0;
+	textscreen_init(self, TS_SELECT | TS_HSCROLL);
 }
 
-static void leave(struct tui *t)
+static void draw(struct tui *t, void *self, struct rect area)
 {
-	(void)t;
-	docview_free(&s.v);
-	memset(&s, 0, sizeof(s));
-}
-
-static void draw(struct tui *t, struct rect area)
-{
-	struct rect in = layout_inner(area);
+	struct compilelog *s = self;
 	const struct run_record *r = t->view;
+	int w = layout_inner(area).w;
 	char title[256];
 
-	if (s.shown != r || s.width != in.w || (r && s.ndiags != r->compile.ndiags)) {
-		docview_reset(&s.v);
+	if (s->shown != r || textscreen_stale(&s->ts, w) || (r && s->ndiags != r->compile.ndiags)) {
+		struct doc *d = textscreen_rebuild(&s->ts, w, s->shown != r);
+
 		if (r && r->have_compile)
-			report_compile_log(&s.v.doc, &r->compile, in.w);
+			report_compile_log(d, &r->compile, w);
 		else
-			doc_add(&s.v.doc, ROLE_DIM, "no compile log");
-		if (s.shown != r) {
-			s.v.top = 0;
-			s.v.sel = -1;
-		}
-		s.shown = r;
-		s.width = in.w;
-		s.ndiags = r ? r->compile.ndiags : 0;
+			doc_add(d, ROLE_DIM, "no compile log");
+		s->shown = r;
+		s->ndiags = r ? r->compile.ndiags : 0;
 	}
 	snprintf(title, sizeof(title), "compile log%s%s", glyphs()->mid, r && r->source_name ? r->source_name : "");
-	draw_box(area, title, 1);
-	docview_draw(&s.v, in, 1);
+	textscreen_draw(&s->ts, area, title);
 }
 
-static unsigned jump(struct tui *t)
+static unsigned jump(struct tui *t, struct compilelog *s)
 {
 	const struct run_record *r = t->view;
-	int tag = docview_tag(&s.v), line, k;
+	int tag = textscreen_tag(&s->ts), line, k;
 	struct candidate *c;
 
 	if (!r || tag < 0 || tag >= r->compile.ndiags)
@@ -86,33 +68,17 @@ static unsigned jump(struct tui *t)
 	return tui_open(t, SCR_CAND);
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
-	(void)k;
 	if (a == ACT_JUMP || a == ACT_OPEN)
-		return jump(t);
-	if (docview_key(&s.v, a))
-		return R_HANDLED;
+		return jump(t, self);
 	return 0;
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.v, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_JUMP, ACT_DOWN, ACT_UP, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops log_screen = {
-	.name = "compile log",
-	.scope = KS_LOG,
-	.hints = hints,
-	.enter = enter,
+	.base = &textscreen_ops,
+	.size = sizeof(struct compilelog),
+	.open = init,
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

@@ -9,15 +9,16 @@
 #include <string.h>
 
 #include "draw.h"
-#include "docview.h"
+#include "textscreen.h"
 #include "ui.h"
 
-static struct {
-	int ready;
-	struct docview worst;
-	int key_case, key_output, width;
+/* The worst elements are the screen's text (textscreen.h); the heatmap, the histogram and the
+ * lens fit their boxes and are drawn afresh each frame. */
+struct diffview {
+	struct textscreen worst;
 	const struct run_record *shown;
-} s;
+	int shown_case, shown_output;   /* what the worst elements are of */
+};
 
 static const struct task *view_task(struct tui *t)
 {
@@ -26,22 +27,10 @@ static const struct task *view_task(struct tui *t)
 	return k >= 0 ? t->cat->tasks[k] : NULL;
 }
 
-static void enter(struct tui *t)
+static void init(struct tui *t, void *self)
 {
 	(void)t;
-	if (!s.ready) {
-		docview_init(&s.worst, 0);
-		s.worst.hscrollable = 1;
-		s.ready = 1;
-	}
-	s.width = 0;
-}
-
-static void leave(struct tui *t)
-{
-	(void)t;
-	docview_free(&s.worst);
-	memset(&s, 0, sizeof(s));
+	textscreen_init(self, TS_HSCROLL);
 }
 
 static const struct case_result *cur_case(struct tui *t)
@@ -51,8 +40,9 @@ static const struct case_result *cur_case(struct tui *t)
 	return &t->view->cases[t->view_case];
 }
 
-static void draw(struct tui *t, struct rect area)
+static void draw(struct tui *t, void *self, struct rect area)
 {
+	struct diffview *s = self;
 	const struct case_result *c = cur_case(t);
 	const struct task *task = view_task(t);
 	const struct output_result *o;
@@ -84,19 +74,18 @@ static void draw(struct tui *t, struct rect area)
 			th = rest.h * 7 / 20;
 		layout_vsplit(rest, th < 6 ? 6 : th, 5, &top, &bottom);
 	}
-	if (s.shown != t->view || s.key_case != t->view_case || s.key_output != t->view_output || s.width != top.w) {
-		docview_reset(&s.worst);
+	if (s->shown != t->view || s->shown_case != t->view_case || s->shown_output != t->view_output ||
+	    textscreen_stale(&s->worst, top.w)) {
+		struct doc *wd = textscreen_rebuild(&s->worst, top.w, 1);
+
 		if (o)
-			report_worst(&s.worst.doc, &o->cmp, top.w - 2);
-		s.shown = t->view;
-		s.key_case = t->view_case;
-		s.key_output = t->view_output;
-		s.width = top.w;
-		s.worst.top = 0;
+			report_worst(wd, &o->cmp, top.w - 2);
+		s->shown = t->view;
+		s->shown_case = t->view_case;
+		s->shown_output = t->view_output;
 	}
 	snprintf(title, sizeof(title), "worst elements (%d)", o ? o->cmp.nworst : 0);
-	draw_box(top, title, 1);
-	docview_draw(&s.worst, layout_inner(top), 1);
+	textscreen_draw(&s->worst, top, title);
 
 	layout_hsplit(bottom, bottom.w / 2, 30, &heat, &hist);
 	doc_init(&d);
@@ -164,13 +153,10 @@ static void step_case(struct tui *t, int dir, int all)
 		tui_message(t, ROLE_MESSAGE, "no other failing case (} and { step through every case)");
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
 	const struct case_result *c = cur_case(t);
 
-	(void)k;
-	if (docview_key(&s.worst, a))
-		return R_HANDLED;
 	switch (a) {
 	case ACT_NEXT_CASE:
 		step_case(t, 1, 0);
@@ -195,23 +181,10 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.worst, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_NEXT_CASE, ACT_PREV_CASE, ACT_NEXT_OUTPUT, ACT_DOWN, ACT_CANDIDATE, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops diff_screen = {
-	.name = "diff",
-	.scope = KS_DIFF,
-	.hints = hints,
-	.enter = enter,
+	.base = &textscreen_ops,
+	.size = sizeof(struct diffview),
+	.open = init,
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

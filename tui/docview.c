@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "draw.h"
-#include "find.h"
 #include "model.h"
 
 void docview_init(struct docview *v, int selectable)

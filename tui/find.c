@@ -7,30 +7,6 @@
 
 #include "ui.h"
 
-int find_row(int n, int cur, int dir, int again, int (*match)(void *ctx, int i), void *ctx, int *wrapped)
-{
-	int i, k;
-
-	*wrapped = 0;
-	if (n <= 0)
-		return -1;
-	if (cur < 0 || cur >= n)
-		cur = dir > 0 ? 0 : n - 1;
-	else if (again)
-		cur += dir;
-	for (k = 0; k < n; k++) {
-		i = cur + k * dir;
-		if (i >= n || i < 0) {
-			*wrapped = 1;
-			i = dir > 0 ? i - n : i + n;
-		}
-		if (match(ctx, i))
-			return i;
-	}
-	*wrapped = 0;
-	return -1;
-}
-
 int find_active(const struct tui *t)
 {
 	return t->find.re != NULL;
@@ -38,10 +14,9 @@ int find_active(const struct tui *t)
 
 static unsigned go(struct tui *t, int dir, int again)
 {
-	const struct screen_ops *ops = screen_ops_of(tui_top(t));
 	int wrapped = 0;
 
-	if (!ops->find(t, &t->find, dir, again, &wrapped))
+	if (!screen_find(t, &t->find, dir, again, &wrapped))
 		tui_message(t, ROLE_ERRMSG, "no line matches /%s/", t->find.pattern);
 	else if (wrapped)
 		tui_message(t, ROLE_MESSAGE, "/%s/: search wrapped to the %s", t->find.pattern, dir > 0 ? "top" : "bottom");
@@ -66,9 +41,7 @@ static void accept(struct tui *t, const char *text)
 
 unsigned find_key(struct tui *t, enum action a)
 {
-	const struct screen_ops *ops = screen_ops_of(tui_top(t));
-
-	if (!ops->find) {
+	if (!screen_can_find(t)) {
 		tui_message(t, ROLE_MESSAGE, "nothing to search on this screen");
 		return R_HANDLED;
 	}

@@ -3,8 +3,8 @@
  * (PCRE2, smart case, model.h's struct search), matched against each line of the view on top.
  *
  * A screen takes part by filling screen_ops.find (ui.h); views built on a docview pass it to
- * docview_find. `n` and `N` wrap around the view's ends and say so. The browser keeps its own
- * search, which narrows its list (model.h).
+ * docview_find, lists to find_row (model.h). `n` and `N` wrap around the view's ends and say
+ * so. The browser keeps its own search, which narrows its list (model.h).
  */
 #ifndef KBX_TUI_FIND_H
 #define KBX_TUI_FIND_H
@@ -12,11 +12,6 @@
 #include "keys.h"
 
 struct tui;
-
-/* The next of n rows, from cur in direction dir (1 or -1), for which match(ctx, i) is true:
- * cur itself counts unless again (a repeated search starts from the next row). Wraps around
- * and sets *wrapped; returns the row, or -1 when none matches. */
-int find_row(int n, int cur, int dir, int again, int (*match)(void *ctx, int i), void *ctx, int *wrapped);
 
 /* ACT_FIND, ACT_FIND_NEXT, ACT_FIND_PREV on the screen on top; returns result bits. */
 unsigned find_key(struct tui *t, enum action a);

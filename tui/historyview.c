@@ -16,8 +16,7 @@
 #define NSPARK TUI_NSERIES
 #define RUNS_LIMIT 500
 
-static struct {
-	int ready;
+struct history {
 	int focus;                      /* 0 categories, 1 runs */
 	struct listview cats, runs;
 	struct db_run_row *rows;
@@ -27,76 +26,84 @@ static struct {
 	int more;                       /* the history has more runs than RUNS_LIMIT here */
 	double all_median;              /* the All row's median speedup, < 0 none */
 	long long marks[2];
-	int rows_h;
-} h;
+	int rows_h;                     /* visible rows of the runs */
+};
 
-static void free_rows(void)
+static void free_rows(struct history *h)
 {
-	for (int i = 0; h.vb && i < h.nrows; i++)
-		vsbest_free(&h.vb[i]);
-	free(h.vb);
-	free(h.rows);
-	h.vb = NULL;
-	h.rows = NULL;
-	h.nrows = 0;
+	for (int i = 0; h->vb && i < h->nrows; i++)
+		vsbest_free(&h->vb[i]);
+	free(h->vb);
+	free(h->rows);
+	h->vb = NULL;
+	h->rows = NULL;
+	h->nrows = 0;
 }
 
-static void load_rows(struct tui *t)
+static void load_rows(struct tui *t, struct history *h)
 {
 	const char *cat = NULL, *task = NULL;
 
-	free_rows();
+	free_rows(h);
 	if (t->history_task >= 0)
 		task = t->cat->tasks[t->history_task]->id;
-	else if (h.cats.sel > 0)
-		cat = t->model.cats[h.cats.sel - 1].name;
+	else if (h->cats.sel > 0)
+		cat = t->model.cats[h->cats.sel - 1].name;
 	/* one more than shown, to know whether there are more */
-	if (t->db && db_runs_list(t->db, cat, task, task ? 0 : RUNS_LIMIT + 1, &h.rows, &h.nrows) != KBX_OK)
+	if (t->db && db_runs_list(t->db, cat, task, task ? 0 : RUNS_LIMIT + 1, &h->rows, &h->nrows) != KBX_OK)
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
-	h.more = !task && h.nrows > RUNS_LIMIT;
-	if (h.more)
-		h.nrows = RUNS_LIMIT;
-	if (t->db && db_median_speedup(t->db, &h.all_median) != KBX_OK)
-		h.all_median = -1;
+	h->more = !task && h->nrows > RUNS_LIMIT;
+	if (h->more)
+		h->nrows = RUNS_LIMIT;
+	if (t->db && db_median_speedup(t->db, &h->all_median) != KBX_OK)
+		h->all_median = -1;
 	/* loaded with the rows, not per frame: it reads the timings of every task listed */
-	h.vb = xcalloc((size_t)(h.nrows > 0 ? h.nrows : 1), sizeof(*h.vb));
-	if (t->db && vsbest_for_runs(t->db, h.rows, h.nrows, h.vb) != KBX_OK)
+	h->vb = xcalloc((size_t)(h->nrows > 0 ? h->nrows : 1), sizeof(*h->vb));
+	if (t->db && vsbest_for_runs(t->db, h->rows, h->nrows, h->vb) != KBX_OK)
 		tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
-	h.loaded_cat = h.cats.sel;
-	h.loaded_task = t->history_task;
-	list_clamp(&h.runs, h.nrows, h.rows_h > 0 ? h.rows_h : 10);
+	h->loaded_cat = h->cats.sel;
+	h->loaded_task = t->history_task;
+	list_clamp(&h->runs, h->nrows, h->rows_h > 0 ? h->rows_h : 10);
 }
 
-static void enter(struct tui *t)
+static void init(struct tui *t, void *self)
 {
-	if (!h.ready) {
-		h.ready = 1;
-		h.loaded_cat = -2;
-		h.rows_h = 10;
-	}
+	struct history *h = self;
+
+	(void)t;
+	h->loaded_cat = -2;
+	h->rows_h = 10;
+}
+
+static void enter(struct tui *t, void *self)
+{
+	struct history *h = self;
+
 	if (t->history_task >= 0) {
 		int c = model_category_index(&t->model, t->cat->tasks[t->history_task]->category);
 
-		h.cats.sel = c + 1;
-		h.focus = 1;
+		h->cats.sel = c + 1;
+		h->focus = 1;
 	}
-	load_rows(t);
+	load_rows(t, h);
 }
 
-static void leave(struct tui *t)
+static void done(struct tui *t, void *self)
 {
+	struct history *h = self;
+
 	(void)t;
-	free_rows();
-	memset(&h, 0, sizeof(h));
+	free_rows(h);
+	}
+
+static int marked(const struct history *h, long long id)
+{
+	return id && (h->marks[0] == id || h->marks[1] == id);
 }
 
-static int marked(long long id)
+static void draw(struct tui *t, void *self, struct rect area)
 {
-	return id && (h.marks[0] == id || h.marks[1] == id);
-}
-
-static void draw(struct tui *t, struct rect area)
-{
+	struct history *h = self;
 	const struct model *m = &t->model;
 	struct rect top, bottom, ti, bi, head, runs_head;
 	struct doc d;
@@ -111,15 +118,15 @@ static void draw(struct tui *t, struct rect area)
 	bi = layout_inner(bottom);
 	layout_vsplit(ti, 1, 1, &head, &ti);
 	layout_vsplit(bi, 1, 1, &runs_head, &bi);
-	h.rows_h = bi.h;
-	if (h.loaded_cat != h.cats.sel || h.loaded_task != t->history_task)
-		load_rows(t);
+	h->rows_h = bi.h;
+	if (h->loaded_cat != h->cats.sel || h->loaded_task != t->history_task)
+		load_rows(t, h);
 
 	doc_init(&d);
 	memset(&all, 0, sizeof(all));
 	snprintf(all.category, sizeof(all.category), "All");
 	all.best_speedup = -1;
-	all.median_speedup = h.all_median;
+	all.median_speedup = h->all_median;
 	for (int i = 0; i < m->ncats; i++) {
 		all.attempts += m->cats[i].stat.attempts;
 		all.passes += m->cats[i].stat.passes;
@@ -136,8 +143,8 @@ static void draw(struct tui *t, struct rect area)
 		report_history_category(&d, &st, m->cats[i].count, model_series(m, i + 1), NSPARK, ti.w);
 		doc_newline(&d);
 	}
-	list_clamp(&h.cats, m->ncats + 1, ti.h);
-	draw_box(top, "history by category", h.focus == 0);
+	list_clamp(&h->cats, m->ncats + 1, ti.h);
+	draw_box(top, "history by category", h->focus == 0);
 	{
 		struct doc hd;
 		int namew = ti.w - 1 - 7 - 6 - 2 - NSPARK - 9 - 9 - 9;
@@ -155,34 +162,34 @@ static void draw(struct tui *t, struct rect area)
 		draw_doc(head, &hd, 0, -1, 0, 0);
 		doc_free(&hd);
 	}
-	draw_doc(ti, &d, h.cats.top, h.cats.sel, h.focus == 0, 0);
+	draw_doc(ti, &d, h->cats.top, h->cats.sel, h->focus == 0, 0);
 	doc_free(&d);
 
 	doc_init(&d);
-	for (int i = 0; i < h.nrows; i++) {
-		report_history_run(&d, &h.rows[i], &h.vb[i], t->now, marked(h.rows[i].id), t->history_task < 0, bi.w);
+	for (int i = 0; i < h->nrows; i++) {
+		report_history_run(&d, &h->rows[i], &h->vb[i], t->now, marked(h, h->rows[i].id), t->history_task < 0, bi.w);
 		doc_newline(&d);
 	}
-	if (!h.nrows) {
+	if (!h->nrows) {
 		doc_add(&d, ROLE_DIM, " no runs yet");
 		doc_newline(&d);
 	}
-	if (h.more) {
+	if (h->more) {
 		doc_addf(&d, ROLE_DIM, " only the newest %d runs are listed here: kbx history%s%s lists them all",
-			 RUNS_LIMIT, h.cats.sel > 0 ? " --category " : "", h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "");
+			 RUNS_LIMIT, h->cats.sel > 0 ? " --category " : "", h->cats.sel > 0 ? m->cats[h->cats.sel - 1].name : "");
 		doc_newline(&d);
 	}
 	if (t->history_task >= 0)
 		snprintf(title, sizeof(title), "every attempt at %s (%d)%sa: the category's runs",
-			 t->cat->tasks[t->history_task]->id, h.nrows, glyphs()->mid);
+			 t->cat->tasks[t->history_task]->id, h->nrows, glyphs()->mid);
 	else
 		snprintf(title, sizeof(title), "runs%s%s (%s%d)", glyphs()->mid,
-			 h.cats.sel > 0 ? m->cats[h.cats.sel - 1].name : "all", h.more ? "the newest " : "", h.nrows);
-	list_clamp(&h.runs, h.nrows, bi.h);
+			 h->cats.sel > 0 ? m->cats[h->cats.sel - 1].name : "all", h->more ? "the newest " : "", h->nrows);
+	list_clamp(&h->runs, h->nrows, bi.h);
 	/* at the last run, the line under it says why the list ends there */
-	if (h.more && h.runs.sel == h.nrows - 1 && h.runs.top + bi.h <= h.nrows)
-		h.runs.top = h.nrows + 1 - bi.h;
-	draw_box(bottom, title, h.focus == 1);
+	if (h->more && h->runs.sel == h->nrows - 1 && h->runs.top + bi.h <= h->nrows)
+		h->runs.top = h->nrows + 1 - bi.h;
+	draw_box(bottom, title, h->focus == 1);
 	{
 		struct doc hd;
 
@@ -191,27 +198,27 @@ static void draw(struct tui *t, struct rect area)
 		draw_doc(runs_head, &hd, 0, -1, 0, 0);
 		doc_free(&hd);
 	}
-	draw_doc(bi, &d, h.runs.top, h.nrows ? h.runs.sel : -1, h.focus == 1, 0);
+	draw_doc(bi, &d, h->runs.top, h->nrows ? h->runs.sel : -1, h->focus == 1, 0);
 	doc_free(&d);
 }
 
-static unsigned compare(struct tui *t)
+static unsigned compare(struct tui *t, struct history *h)
 {
 	long long a = 0, b = 0;
 
-	if (h.marks[0] && h.marks[1]) {
-		a = h.marks[0] < h.marks[1] ? h.marks[0] : h.marks[1];
-		b = h.marks[0] < h.marks[1] ? h.marks[1] : h.marks[0];
-	} else if (h.nrows) {
+	if (h->marks[0] && h->marks[1]) {
+		a = h->marks[0] < h->marks[1] ? h->marks[0] : h->marks[1];
+		b = h->marks[0] < h->marks[1] ? h->marks[1] : h->marks[0];
+	} else if (h->nrows) {
 		/* the selected attempt against the attempt at the same task before it */
-		const struct db_run_row *sel = &h.rows[h.runs.sel];
+		const struct db_run_row *sel = &h->rows[h->runs.sel];
 
-		b = h.marks[0] ? h.marks[0] : sel->id;
-		for (int i = 0; i < h.nrows; i++) {
-			if (h.rows[i].id == b) {
-				for (int j = i + 1; j < h.nrows; j++) {
-					if (!strcmp(h.rows[j].task_id, h.rows[i].task_id)) {
-						a = h.rows[j].id;
+		b = h->marks[0] ? h->marks[0] : sel->id;
+		for (int i = 0; i < h->nrows; i++) {
+			if (h->rows[i].id == b) {
+				for (int j = i + 1; j < h->nrows; j++) {
+					if (!strcmp(h->rows[j].task_id, h->rows[i].task_id)) {
+						a = h->rows[j].id;
 						break;
 					}
 				}
@@ -256,23 +263,24 @@ static unsigned use_apply(struct tui *t, const char *arg)
 	return tui_open(t, SCR_CAND);
 }
 
-static unsigned use_source(struct tui *t)
+static unsigned use_source(struct tui *t, struct history *h)
 {
 	const struct db_run_row *row;
 	char what[64], arg[32];
 
-	if (!h.nrows || !t->db)
+	if (!h->nrows || !t->db)
 		return R_HANDLED;
-	row = &h.rows[h.runs.sel];
+	row = &h->rows[h->runs.sel];
 	snprintf(what, sizeof(what), "the source of run #%lld", row->id);
 	snprintf(arg, sizeof(arg), "%lld", row->id);
 	return session_replace(t, model_task_by_id(&t->model, row->task_id), what, use_apply, arg);
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
-	struct listview *lv = h.focus ? &h.runs : &h.cats;
-	int n = h.focus ? h.nrows : t->model.ncats + 1, rows = h.focus ? h.rows_h : 10;
+	struct history *h = self;
+	struct listview *lv = h->focus ? &h->runs : &h->cats;
+	int n = h->focus ? h->nrows : t->model.ncats + 1, rows = h->focus ? h->rows_h : 10;
 
 	(void)k;
 	switch (a) {
@@ -285,56 +293,56 @@ static unsigned key(struct tui *t, enum action a, int k)
 		list_move(lv, a == ACT_DOWN ? 1 : a == ACT_UP ? -1 : a == ACT_PGDN ? rows - 1 : a == ACT_PGUP ? -(rows - 1)
 			  : a == ACT_TOP ? -n : n, n, rows);
 		/* moving over the categories shows their runs */
-		if (!h.focus)
+		if (!h->focus)
 			t->history_task = -1;
 		return R_HANDLED;
 	case ACT_NEXT_PANE:
 	case ACT_PREV_PANE:
-		h.focus = !h.focus;
+		h->focus = !h->focus;
 		return R_HANDLED;
 	case ACT_LEFT:
-		h.focus = 0;
+		h->focus = 0;
 		return R_HANDLED;
 	case ACT_RIGHT:
-		h.focus = 1;
+		h->focus = 1;
 		return R_HANDLED;
 	case ACT_OPEN:
-		if (h.focus == 0) {
+		if (h->focus == 0) {
 			/* a category: its runs */
 			t->history_task = -1;
-			h.focus = 1;
+			h->focus = 1;
 			return R_HANDLED;
 		}
-		if (!h.nrows)
+		if (!h->nrows)
 			return R_HANDLED;
-		if (session_view_history(t, h.rows[h.runs.sel].id))
+		if (session_view_history(t, h->rows[h->runs.sel].id))
 			return tui_open(t, SCR_RESULTS);
 		return R_HANDLED;
 	case ACT_MARK:
-		if (!h.nrows)
+		if (!h->nrows)
 			return R_HANDLED;
 		{
-			long long id = h.rows[h.runs.sel].id;
+			long long id = h->rows[h->runs.sel].id;
 
-			if (h.marks[0] == id)
-				h.marks[0] = h.marks[1], h.marks[1] = 0;
-			else if (h.marks[1] == id)
-				h.marks[1] = 0;
-			else if (!h.marks[0])
-				h.marks[0] = id;
-			else if (!h.marks[1])
-				h.marks[1] = id;
+			if (h->marks[0] == id)
+				h->marks[0] = h->marks[1], h->marks[1] = 0;
+			else if (h->marks[1] == id)
+				h->marks[1] = 0;
+			else if (!h->marks[0])
+				h->marks[0] = id;
+			else if (!h->marks[1])
+				h->marks[1] = id;
 			else
-				h.marks[0] = h.marks[1], h.marks[1] = id;
+				h->marks[0] = h->marks[1], h->marks[1] = id;
 			/* as in mutt and tig: mark, then on to the next line, and say both */
-			tui_message(t, ROLE_MESSAGE, "%s run #%lld%s; %s", marked(id) ? "marked" : "unmarked", id,
-				    h.runs.sel + 1 < h.nrows ? ", moved down" : "",
-				    h.marks[0] && h.marks[1] ? "= compares the two marked runs" : "mark another to compare (=)");
-			list_move(&h.runs, 1, h.nrows, h.rows_h);
+			tui_message(t, ROLE_MESSAGE, "%s run #%lld%s; %s", marked(h, id) ? "marked" : "unmarked", id,
+				    h->runs.sel + 1 < h->nrows ? ", moved down" : "",
+				    h->marks[0] && h->marks[1] ? "= compares the two marked runs" : "mark another to compare (=)");
+			list_move(&h->runs, 1, h->nrows, h->rows_h);
 		}
 		return R_HANDLED;
 	case ACT_COMPARE:
-		return compare(t);
+		return compare(t, h);
 	case ACT_SCOPE:
 		if (t->history_task >= 0) {
 			t->history_task = -1;
@@ -344,10 +352,10 @@ static unsigned key(struct tui *t, enum action a, int k)
 			tui_message(t, ROLE_MESSAGE, "no current task");
 			return R_HANDLED;
 		}
-		h.runs.sel = h.runs.top = 0;
+		h->runs.sel = h->runs.top = 0;
 		return R_HANDLED;
 	case ACT_USE_SOURCE:
-		return use_source(t);
+		return use_source(t, h);
 	default:
 		return 0;
 	}
@@ -355,6 +363,7 @@ static unsigned key(struct tui *t, enum action a, int k)
 
 struct find_ctx {
 	struct tui *t;
+	const struct history *h;
 	const struct search *s;
 };
 
@@ -365,37 +374,33 @@ static int run_matches(void *ctx, int i)
 	int hit;
 
 	doc_init(&d);
-	report_history_run(&d, &h.rows[i], &h.vb[i], f->t->now, 0, f->t->history_task < 0, 200);
+	report_history_run(&d, &f->h->rows[i], &f->h->vb[i], f->t->now, 0, f->t->history_task < 0, 200);
 	hit = search_text(f->s, doc_text(&d, 0));
 	doc_free(&d);
 	return hit;
 }
 
 /* / n N: over the runs (task, verdict, gpu as listed) */
-static int find(struct tui *t, const struct search *s, int dir, int again, int *wrapped)
+static int find(struct tui *t, void *self, const struct search *s, int dir, int again, int *wrapped)
 {
-	struct find_ctx f = { t, s };
-	int i = find_row(h.nrows, h.runs.sel, dir, again, run_matches, &f, wrapped);
+	struct history *h = self;
+	struct find_ctx f = { t, h, s };
+	int i = find_row(h->nrows, h->runs.sel, dir, again, run_matches, &f, wrapped);
 
 	if (i < 0)
 		return 0;
-	h.focus = 1;
-	h.runs.sel = i;
-	list_clamp(&h.runs, h.nrows, h.rows_h);
+	h->focus = 1;
+	h->runs.sel = i;
+	list_clamp(&h->runs, h->nrows, h->rows_h);
 	return 1;
 }
 
-static const enum action hints[] = {
-	ACT_OPEN, ACT_MARK, ACT_COMPARE, ACT_SCOPE, ACT_USE_SOURCE, ACT_NEXT_PANE, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops history_screen = {
-	.name = "history",
-	.scope = KS_HISTORY,
-	.hints = hints,
+	.size = sizeof(struct history),
+	.open = init,
 	.enter = enter,
 	.draw = draw,
 	.key = key,
-	.leave = leave,
+	.close = done,
 	.find = find,
 };

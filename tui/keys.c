@@ -177,6 +177,45 @@ enum key_scope keys_scope(enum action a)
 	return a > ACT_NONE && a < ACT_COUNT ? actions[a].scope : KS_GLOBAL;
 }
 
+/* The bottom bar's hints on each screen (by its scope), in order, ending with ACT_NONE. */
+static const enum action *const scope_hints[KS_COUNT] = {
+	[KS_BROWSER] = (const enum action[]){
+		ACT_OPEN, ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_SEARCH, ACT_FILTER_DIFF,
+		ACT_HISTORY, ACT_THEME, ACT_HELP, ACT_QUIT, ACT_NONE,
+	},
+	[KS_TASK] = (const enum action[]){
+		ACT_EXAMPLE, ACT_RUN, ACT_RUN_REF, ACT_LOAD, ACT_PASTE, ACT_EDIT,
+		ACT_STARTER, ACT_CANDIDATE, ACT_HISTORY, ACT_BACK, ACT_NONE,
+	},
+	[KS_CAND] = (const enum action[]){
+		ACT_RUN, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_STARTER, ACT_WRITE,
+		ACT_GOTO_LINE, ACT_NEXT_DIAG, ACT_LOG, ACT_BACK, ACT_NONE,
+	},
+	[KS_RUN] = (const enum action[]){ ACT_CANCEL, ACT_OPEN, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE },
+	[KS_RESULTS] = (const enum action[]){
+		ACT_DIFF, ACT_LOG, ACT_CANDIDATE, ACT_RUN,
+		ACT_SANITIZE, ACT_HISTORY, ACT_BACK, ACT_NONE,
+	},
+	[KS_DIFF] = (const enum action[]){
+		ACT_NEXT_CASE, ACT_PREV_CASE, ACT_NEXT_OUTPUT, ACT_DOWN,
+		ACT_CANDIDATE, ACT_BACK, ACT_NONE,
+	},
+	[KS_LOG] = (const enum action[]){ ACT_JUMP, ACT_DOWN, ACT_UP, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE },
+	[KS_HISTORY] = (const enum action[]){
+		ACT_OPEN, ACT_MARK, ACT_COMPARE, ACT_SCOPE,
+		ACT_USE_SOURCE, ACT_NEXT_PANE, ACT_BACK, ACT_NONE,
+	},
+	[KS_COMPARE] = (const enum action[]){ ACT_DOWN, ACT_UP, ACT_PGDN, ACT_RIGHT, ACT_BACK, ACT_NONE },
+	[KS_HELP] = (const enum action[]){ ACT_DOWN, ACT_UP, ACT_PGDN, ACT_TOP, ACT_THEME, ACT_BACK, ACT_NONE },
+};
+
+const enum action *keys_hints(enum key_scope s)
+{
+	static const enum action none[] = { ACT_NONE };
+
+	return s < KS_COUNT && scope_hints[s] ? scope_hints[s] : none;
+}
+
 const char *keys_scope_title(enum key_scope s)
 {
 	return s < KS_COUNT ? scope_titles[s] : "?";

@@ -138,6 +138,8 @@ const char *keys_brief(enum action a);      /* "down" */
 const char *keys_help(enum action a);
 enum key_scope keys_scope(enum action a);
 const char *keys_scope_title(enum key_scope s);
+/* The actions the bottom bar hints at on a screen of scope s, ending with ACT_NONE. */
+const enum action *keys_hints(enum key_scope s);
 /* The first key of an action as shown in hints ("j", "Enter"). */
 const char *keys_first(enum action a, char *buf, size_t len);
 /* The codes bound to an action (after keys_init); returns how many. */

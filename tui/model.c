@@ -284,3 +284,27 @@ int search_task(const struct search *s, const struct task *t, const struct task_
 		return 1;
 	return search_text(s, t->name) || search_text(s, t->id) || (s->summaries && search_text(s, t->summary));
 }
+
+int find_row(int n, int cur, int dir, int again, int (*match)(void *ctx, int i), void *ctx, int *wrapped)
+{
+	int i, k;
+
+	*wrapped = 0;
+	if (n <= 0)
+		return -1;
+	if (cur < 0 || cur >= n)
+		cur = dir > 0 ? 0 : n - 1;
+	else if (again)
+		cur += dir;
+	for (k = 0; k < n; k++) {
+		i = cur + k * dir;
+		if (i >= n || i < 0) {
+			*wrapped = 1;
+			i = dir > 0 ? i - n : i + n;
+		}
+		if (match(ctx, i))
+			return i;
+	}
+	*wrapped = 0;
+	return -1;
+}

@@ -100,4 +100,9 @@ int search_text(const struct search *s, const char *text);
  * summaries, on the summary as well. */
 int search_task(const struct search *s, const struct task *t, const struct task_hist *h);
 
+/* / n N (find.h) over a list: the next of n rows, from cur in direction dir (1 or -1), for which match(ctx, i) is true:
+ * cur itself counts unless again (a repeated search starts from the next row). Wraps around
+ * and sets *wrapped; returns the row, or -1 when none matches. */
+int find_row(int n, int cur, int dir, int again, int (*match)(void *ctx, int i), void *ctx, int *wrapped);
+
 #endif

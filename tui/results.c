@@ -7,15 +7,14 @@
 #include <string.h>
 
 #include "draw.h"
-#include "docview.h"
+#include "textscreen.h"
 #include "ui.h"
 
-static struct {
-	int ready;
-	struct docview v;
+struct results {
+	struct textscreen ts;
 	const struct run_record *shown;
-	int ncases, nperf, have_summary, width;
-} s;
+	int ncases, nperf, have_summary;        /* what the text shows of it */
+};
 
 static const struct task *view_task(struct tui *t)
 {
@@ -27,55 +26,52 @@ static const struct task *view_task(struct tui *t)
 	return k >= 0 ? t->cat->tasks[k] : NULL;
 }
 
-static void enter(struct tui *t)
+static void init(struct tui *t, void *self)
 {
-	if (!s.ready) {
-		docview_init(&s.v, 1);
-		s.ready = 1;
-	}
-	if (s.shown != t->view) {
-		s.v.top = 0;
-		s.v.sel = -1;
+	(void)t;
+	textscreen_init(self, TS_SELECT);
+}
+
+static void enter(struct tui *t, void *self)
+{
+	struct results *s = self;
+
+	if (s->shown != t->view) {
+		s->ts.v.top = 0;
+		s->ts.v.sel = -1;
 		/* a new run: start on its first failing case, the one worth a diff */
 		if (t->view && t->view_case < 0)
 			t->view_case = run_record_first_failure(t->view);
 	}
-	s.width = 0;
+	textscreen_invalidate(&s->ts);
 	if (t->view_case >= 0)
-		s.v.sel = -1; /* selected again after the build */
+		s->ts.v.sel = -1; /* selected again after the build */
 }
 
-static void leave(struct tui *t)
-{
-	(void)t;
-	docview_free(&s.v);
-	memset(&s, 0, sizeof(s));
-}
-
-static void build(struct tui *t, int width)
+static void build(struct tui *t, struct results *s, int width)
 {
 	const struct run_record *r = t->view;
+	struct doc *d = textscreen_rebuild(&s->ts, width, 0);
 
-	docview_reset(&s.v);
-	s.shown = r;
-	s.width = width;
+	s->shown = r;
 	if (!r) {
-		doc_add(&s.v.doc, ROLE_DIM, "no results yet: r runs the candidate");
-		doc_newline(&s.v.doc);
+		doc_add(d, ROLE_DIM, "no results yet: r runs the candidate");
+		doc_newline(d);
 		return;
 	}
-	s.ncases = r->ncases;
-	s.nperf = r->nperf;
-	s.have_summary = r->have_summary;
-	report_results(&s.v.doc, r, view_task(t), t->dev.peak_gbps, width);
+	s->ncases = r->ncases;
+	s->nperf = r->nperf;
+	s->have_summary = r->have_summary;
+	report_results(d, r, view_task(t), t->dev.peak_gbps, width);
 	if (t->view_case >= 0) {
-		docview_clamp(&s.v, s.v.rows);
-		docview_select_tag(&s.v, t->view_case);
+		docview_clamp(&s->ts.v, s->ts.v.rows);
+		docview_select_tag(&s->ts.v, t->view_case);
 	}
 }
 
-static void draw(struct tui *t, struct rect area)
+static void draw(struct tui *t, void *self, struct rect area)
 {
+	struct results *s = self;
 	const struct run_record *r = t->view;
 	struct rect top, bottom, in;
 	char title[256];
@@ -83,18 +79,17 @@ static void draw(struct tui *t, struct rect area)
 
 	layout_vsplit(area, area.h * 3 / 5, 6, &top, &bottom);
 	in = layout_inner(top);
-	if (s.shown != r || s.width != in.w || (r && (s.ncases != r->ncases || s.nperf != r->nperf ||
-						       s.have_summary != r->have_summary)))
-		build(t, in.w);
+	if (s->shown != r || textscreen_stale(&s->ts, in.w) ||
+	    (r && (s->ncases != r->ncases || s->nperf != r->nperf || s->have_summary != r->have_summary)))
+		build(t, s, in.w);
 	if (r && r->from_history)
 		snprintf(title, sizeof(title), "results%s%s%srun #%lld from the history", glyphs()->mid,
 			 r->task_id ? r->task_id : "", glyphs()->mid, r->db_id);
 	else
 		snprintf(title, sizeof(title), "results%s%s%s", glyphs()->mid, r && r->task_id ? r->task_id : "",
 			 r && r->state == RUN_RUNNING ? " (running)" : "");
-	draw_box(top, title, 1);
-	docview_draw(&s.v, in, 1);
-	tag = docview_tag(&s.v);
+	textscreen_draw(&s->ts, top, title);
+	tag = textscreen_tag(&s->ts);
 	if (tag >= 0)
 		t->view_case = tag;
 	{
@@ -111,17 +106,14 @@ static void draw(struct tui *t, struct rect area)
 	}
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
 	int tag;
 
-	(void)k;
-	if (docview_key(&s.v, a))
-		return R_HANDLED;
 	switch (a) {
 	case ACT_OPEN:
 	case ACT_DIFF:
-		tag = docview_tag(&s.v);
+		tag = textscreen_tag(self);
 		if (!t->view || tag < 0 || tag >= t->view->ncases)
 			return R_HANDLED;
 		if (!t->view->cases[tag].noutputs) {
@@ -140,23 +132,11 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.v, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_DIFF, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_SANITIZE, ACT_HISTORY, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops results_screen = {
-	.name = "results",
-	.scope = KS_RESULTS,
-	.hints = hints,
+	.base = &textscreen_ops,
+	.size = sizeof(struct results),
+	.open = init,
 	.enter = enter,
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

@@ -8,48 +8,31 @@
 #include "../core/derive.h"
 #include "../core/util.h"
 #include "draw.h"
-#include "docview.h"
+#include "textscreen.h"
 #include "ui.h"
+
+struct runview {
+	struct textscreen ts;
+	const struct task *counted;     /* the task expected_cases counted */
+	int ncounted;
+};
 
 /* The cases a run goes through: the task's own and the derived ones (core/derive.h), so that
  * the bar does not read "cases 18/15". Derived once per task, not at every redraw. */
-static int expected_cases(const struct task *t)
+static int expected_cases(struct runview *s, const struct task *t)
 {
-	static const struct task *last;
-	static int n;
 	struct task_case *derived;
 	int nderived = 0;
 
-	if (t == last)
-		return n;
+	if (t == s->counted)
+		return s->ncounted;
 	if (derive_auto(t, &derived, &nderived) == KBX_OK)
 		derive_cases_free(derived, nderived);
 	else
 		kbx_clear_error();
-	last = t;
-	n = t->ncases + nderived;
-	return n;
-}
-
-static struct {
-	int ready;
-	struct docview v;
-} s;
-
-static void enter(struct tui *t)
-{
-	(void)t;
-	if (!s.ready) {
-		docview_init(&s.v, 0);
-		s.ready = 1;
-	}
-}
-
-static void leave(struct tui *t)
-{
-	(void)t;
-	docview_free(&s.v);
-	memset(&s, 0, sizeof(s));
+	s->counted = t;
+	s->ncounted = t->ncases + nderived;
+	return s->ncounted;
 }
 
 static void bar(struct doc *d, const char *name, int done, int total, int width)
@@ -68,15 +51,14 @@ static void bar(struct doc *d, const char *name, int done, int total, int width)
 	doc_newline(d);
 }
 
-static void build(struct tui *t, int width)
+static void build(struct tui *t, struct runview *s, int width)
 {
 	struct run_record *r = t->run;
-	struct doc *d = &s.v.doc;
+	struct doc *d = textscreen_rebuild(&s->ts, width, 0);
 	const struct task *task = r ? t->cat->tasks[t->run_task >= 0 ? t->run_task : 0] : NULL;
 	double now = now_seconds();
 	char buf[64];
 
-	docview_reset(&s.v);
 	if (!r) {
 		doc_add(d, ROLE_DIM, "no run yet: r runs the current task's candidate");
 		doc_newline(d);
@@ -117,7 +99,7 @@ static void build(struct tui *t, int width)
 	}
 	doc_newline(d);
 	if (task) {
-		int total = expected_cases(task);
+		int total = expected_cases(s, task);
 
 		/* fuzz draws and their shrinking come on top of what can be known ahead */
 		bar(d, "cases", r->ncases, r->ncases > total ? r->ncases : total, width);
@@ -205,25 +187,20 @@ static void build(struct tui *t, int width)
 	}
 }
 
-static void draw(struct tui *t, struct rect area)
+static void draw(struct tui *t, void *self, struct rect area)
 {
-	struct rect in = layout_inner(area);
 	char title[256];
 	const struct task *task = t->run && t->run_task >= 0 ? t->cat->tasks[t->run_task] : NULL;
 
 	/* rebuilt every frame: the loop redraws while the run goes on */
-	build(t, in.w);
+	build(t, self, layout_inner(area).w);
 	snprintf(title, sizeof(title), "run%s%s%s", glyphs()->mid, task ? task->id : "",
 		 t->runner ? "  (x cancels)" : "");
-	draw_box(area, title, 1);
-	docview_draw(&s.v, in, 1);
+	textscreen_draw(self, area, title);
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
-	(void)k;
-	if (docview_key(&s.v, a))
-		return R_HANDLED;
 	if (a == ACT_OPEN) {
 		if (!t->run)
 			return R_HANDLED;
@@ -238,23 +215,9 @@ static unsigned key(struct tui *t, enum action a, int k)
 	return 0;
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.v, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_CANCEL, ACT_OPEN, ACT_LOG, ACT_CANDIDATE, ACT_RUN, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops run_screen = {
-	.name = "run",
-	.scope = KS_RUN,
-	.hints = hints,
-	.enter = enter,
+	.base = &textscreen_ops,
+	.size = sizeof(struct runview),
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

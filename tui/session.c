@@ -25,17 +25,6 @@
 #include "find.h"
 #include "../core/starter.h"
 
-static const struct screen_ops *const all_screens[SCR_COUNT] = {
-#define SCREEN_PTR(id, ops) [id] = &ops,
-	SCREEN_LIST(SCREEN_PTR)
-#undef SCREEN_PTR
-};
-
-const struct screen_ops *screen_ops_of(enum screen_id id)
-{
-	return id < SCR_COUNT ? all_screens[id] : all_screens[SCR_BROWSER];
-}
-
 static int scan_poll(struct tui *t);
 static void scan_next(struct tui *t);
 static void scan_stop(struct tui *t);
@@ -334,17 +323,6 @@ void tui_message(struct tui *t, int role, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	t->msg_role = role;
-}
-
-unsigned tui_open(struct tui *t, enum screen_id id)
-{
-	t->next_screen = id;
-	return R_HANDLED | R_OPEN;
-}
-
-enum screen_id tui_top(const struct tui *t)
-{
-	return t->depth ? t->stack[t->depth - 1] : SCR_BROWSER;
 }
 
 const struct task *tui_task(const struct tui *t)

@@ -8,64 +8,42 @@
 
 #include "../core/util.h"
 
-#include "draw.h"
-#include "docview.h"
+#include "textscreen.h"
 #include "ui.h"
 
-static struct {
-	int ready;
-	struct docview v;
-	int task, width, dev_done;
-} s;
+struct taskview {
+	struct textscreen ts;
+	const struct task *shown;       /* what the text shows: the task (none before the first build), */
+	int dev_done;                   /* and whether the GPU and its golden table were known */
+};
 
-static void build(struct tui *t, int width)
+static void build(struct tui *t, struct taskview *s, int width)
 {
 	const struct task *task = tui_task(t);
+	/* another task: from its first line */
+	struct doc *d = textscreen_rebuild(&s->ts, width, task != s->shown);
 	struct golden_info g;
 
-	docview_reset(&s.v);
+	s->shown = task;
+	s->dev_done = t->dev.done;
 	if (!task)
 		return;
 	session_golden_info(t, task, &g);
-	report_task(&s.v.doc, task, &g, width);
+	report_task(d, task, &g, width);
 	session_golden_info_free(&g);
-	s.task = t->task;
-	s.width = width;
-	s.dev_done = t->dev.done;
 }
 
-static void enter(struct tui *t)
+static void draw(struct tui *t, void *self, struct rect area)
 {
-	if (!s.ready) {
-		docview_init(&s.v, 0);
-		s.ready = 1;
-		s.task = -1;
-	}
-	if (s.task != t->task) {
-		s.v.top = 0;
-		s.v.sel = -1;
-		s.width = 0;
-	}
-}
-
-static void leave(struct tui *t)
-{
-	(void)t;
-	docview_free(&s.v);
-	memset(&s, 0, sizeof(s));
-}
-
-static void draw(struct tui *t, struct rect area)
-{
-	struct rect in = layout_inner(area);
+	struct taskview *s = self;
 	const struct task *task = tui_task(t);
+	int w = layout_inner(area).w;
 	char title[256];
 
-	if (s.task != t->task || s.width != in.w || s.dev_done != t->dev.done)
-		build(t, in.w);
+	if (s->shown != task || textscreen_stale(&s->ts, w) || s->dev_done != t->dev.done)
+		build(t, s, w);
 	snprintf(title, sizeof(title), "task%s%s", glyphs()->mid, task ? task->id : "none");
-	draw_box(area, title, 1);
-	docview_draw(&s.v, in, 1);
+	textscreen_draw(&s->ts, area, title);
 }
 
 static unsigned example_apply(struct tui *t, const char *arg)
@@ -103,10 +81,8 @@ static unsigned load_example(struct tui *t, int i)
 	return session_replace(t, t->task, what, example_apply, arg);
 }
 
-static unsigned key(struct tui *t, enum action a, int k)
+static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
-	if (docview_key(&s.v, a))
-		return R_HANDLED;
 	switch (a) {
 	case ACT_EXAMPLE:
 		return load_example(t, k - '1');
@@ -117,23 +93,9 @@ static unsigned key(struct tui *t, enum action a, int k)
 	}
 }
 
-static int find(struct tui *t, const struct search *se, int dir, int again, int *wrapped)
-{
-	(void)t;
-	return docview_find(&s.v, se, dir, again, wrapped);
-}
-
-static const enum action hints[] = {
-	ACT_EXAMPLE, ACT_RUN, ACT_RUN_REF, ACT_LOAD, ACT_PASTE, ACT_EDIT, ACT_STARTER, ACT_CANDIDATE, ACT_HISTORY, ACT_BACK, ACT_NONE,
-};
-
 const struct screen_ops task_screen = {
-	.name = "task",
-	.scope = KS_TASK,
-	.hints = hints,
-	.enter = enter,
+	.base = &textscreen_ops,
+	.size = sizeof(struct taskview),
 	.draw = draw,
 	.key = key,
-	.leave = leave,
-	.find = find,
 };

@@ -233,44 +233,6 @@ static pthread_t probe_start(struct probe *p)
 	return th;
 }
 
-/* ---- screens ----------------------------------------------------------------------------- */
-
-static void screen_enter(struct tui *t)
-{
-	const struct screen_ops *ops = screen_ops_of(tui_top(t));
-
-	if (ops->enter)
-		ops->enter(t);
-}
-
-static void screen_pop(struct tui *t)
-{
-	const struct screen_ops *ops = screen_ops_of(tui_top(t));
-
-	if (ops->leave)
-		ops->leave(t);
-	t->depth--;
-}
-
-static void screen_open(struct tui *t, enum screen_id id)
-{
-	for (int i = 0; i < t->depth; i++) {
-		if (t->stack[i] == id) {
-			/* already open: go back to it */
-			while (t->depth > i + 1)
-				screen_pop(t);
-			screen_enter(t);
-			return;
-		}
-	}
-	if (t->depth == (int)(sizeof(t->stack) / sizeof(t->stack[0]))) {
-		memmove(t->stack + 1, t->stack + 2, sizeof(t->stack[0]) * (size_t)(t->depth - 2));
-		t->depth--;
-	}
-	t->stack[t->depth++] = id;
-	screen_enter(t);
-}
-
 /* ---- themes ------------------------------------------------------------------------------ */
 
 static void apply_theme(struct tui *t)
@@ -509,7 +471,6 @@ static void draw_message(struct rect r, const char *msg, int role)
 
 static void draw_bottom(struct tui *t, struct rect r)
 {
-	const struct screen_ops *ops = screen_ops_of(tui_top(t));
 	int x = 0;
 
 	draw_fill(r, ROLE_STATUS);
@@ -543,7 +504,7 @@ static void draw_bottom(struct tui *t, struct rect r)
 		draw_message(r, t->msg, t->msg_role);
 		return;
 	}
-	for (const enum action *a = ops->hints; a && *a != ACT_NONE && x < r.w; a++) {
+	for (const enum action *a = keys_hints(screen_top_scope(t)); *a != ACT_NONE && x < r.w; a++) {
 		char k[32];
 
 		/* a hint that does not fit whole is left out */
@@ -607,7 +568,7 @@ static void draw_frame(struct tui *t)
 	}
 	layout_frame(t->cols, t->rows, &top, &body, &bottom);
 	draw_fill(body, ROLE_NORMAL);
-	screen_ops_of(tui_top(t))->draw(t, body);
+	screen_draw(t, body);
 	draw_top(t, top);
 	draw_matches(t, body);
 	draw_bottom(t, bottom);
@@ -654,7 +615,6 @@ static void act(struct tui *t, unsigned res, int *quit)
 
 static void handle_key(struct tui *t, int key, int *quit)
 {
-	const struct screen_ops *ops;
 	enum action a;
 	unsigned res;
 
@@ -689,9 +649,8 @@ static void handle_key(struct tui *t, int key, int *quit)
 	if (key == TK_PASTE_END)
 		return;
 	t->msg[0] = '\0';
-	ops = screen_ops_of(tui_top(t));
-	a = keys_lookup(ops->scope, key);
-	res = ops->key(t, a, key);
+	a = keys_lookup(screen_top_scope(t), key);
+	res = screen_key(t, a, key);
 	if (!(res & R_HANDLED))
 		res |= session_global_key(t, a, key);
 	act(t, res, quit);

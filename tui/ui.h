@@ -5,7 +5,8 @@
  * rectangle, react to a key. A key handler never calls another screen: it changes the session
  * (struct tui) and returns result bits (R_*); the one event loop in tui.c acts on them (open a
  * screen, go back, start or cancel a run, switch theme, quit). Keys reach a screen already
- * translated into actions by the key table (keys.h).
+ * translated into actions by the key table (keys.h). Each open screen has its own state (self,
+ * screen.c's stack); the text screens share a base (textscreen.h).
  *
  * Screens draw through draw.h and build their text as role-tagged docs (report.h); only draw.c
  * and tui.c include curses.
@@ -40,48 +41,88 @@
 #define R_RUN_REF 0x400u    /* run the current task's reference */
 #define R_RUN_SANITIZE 0x800u /* run the candidate after racecheck and initcheck (--sanitize auto) */
 
-struct tui;
-
-struct screen_ops {
-	const char *name;
-	enum key_scope scope;
-	const enum action *hints;       /* bottom-bar hints, ending with ACT_NONE */
-	/* the screen comes to the top (opened, or returned to); may be NULL */
-	void (*enter)(struct tui *t);
-	void (*draw)(struct tui *t, struct rect area);
-	unsigned (*key)(struct tui *t, enum action a, int key);
-	/* the screen is closed (popped); may be NULL */
-	void (*leave)(struct tui *t);
-	/* move to the next line matching s (find.h): dir 1 or -1, again to start past the current
-	 * line, *wrapped set when it went round; returns 1 when one matched. NULL: no search here */
-	int (*find)(struct tui *t, const struct search *s, int dir, int again, int *wrapped);
-};
-
-/* X(id, ops) */
+/* X(id, ops, key scope): each screen, its table, and the scope of its keys and bottom-bar hints
+ * (keys.h), whose title names the screen */
 #define SCREEN_LIST(X) \
-	X(SCR_BROWSER, browser_screen) \
-	X(SCR_TASK, task_screen) \
-	X(SCR_CAND, candidate_screen) \
-	X(SCR_RUN, run_screen) \
-	X(SCR_RESULTS, results_screen) \
-	X(SCR_DIFF, diff_screen) \
-	X(SCR_LOG, log_screen) \
-	X(SCR_HISTORY, history_screen) \
-	X(SCR_COMPARE, compare_screen) \
-	X(SCR_HELP, help_screen)
+	X(SCR_BROWSER, browser_screen, KS_BROWSER) \
+	X(SCR_TASK, task_screen, KS_TASK) \
+	X(SCR_CAND, candidate_screen, KS_CAND) \
+	X(SCR_RUN, run_screen, KS_RUN) \
+	X(SCR_RESULTS, results_screen, KS_RESULTS) \
+	X(SCR_DIFF, diff_screen, KS_DIFF) \
+	X(SCR_LOG, log_screen, KS_LOG) \
+	X(SCR_HISTORY, history_screen, KS_HISTORY) \
+	X(SCR_COMPARE, compare_screen, KS_COMPARE) \
+	X(SCR_HELP, help_screen, KS_HELP)
 
 enum screen_id {
-#define SCREEN_ENUM(id, ops) id,
+#define SCREEN_ENUM(id, ops, scope) id,
 	SCREEN_LIST(SCREEN_ENUM)
 #undef SCREEN_ENUM
 	SCR_COUNT
 };
 
-#define SCREEN_DECL(id, ops) extern const struct screen_ops ops;
+#define SCREEN_DECL(id, ops, scope) extern const struct screen_ops ops;
 SCREEN_LIST(SCREEN_DECL)
 #undef SCREEN_DECL
 
+struct tui;
+
+/*
+ * A screen's state is its own: screen_ops.size bytes that the stack (screen.c) allocates, zeroed,
+ * when the screen opens and frees when it closes, handed to each function as self. Nothing of a
+ * screen lives in a file-level variable, so that one can be built and driven alone (a test).
+ */
+struct screen_ops {
+	/* where a function below is NULL, the base's serves (textscreen.h's textscreen_ops); a key
+	 * the screen's own handler leaves unhandled goes to the base's before the global keys */
+	const struct screen_ops *base;
+	size_t size;                    /* of the screen's state (self); 0: the base's */
+	/* the screen is opened (self zeroed); may be NULL */
+	void (*open)(struct tui *t, void *self);
+	/* the screen comes to the top (opened, or returned to); may be NULL */
+	void (*enter)(struct tui *t, void *self);
+	void (*draw)(struct tui *t, void *self, struct rect area);
+	unsigned (*key)(struct tui *t, void *self, enum action a, int key);
+	/* the screen is closed (popped): free what self holds (self itself is freed after); may be
+	 * NULL */
+	void (*close)(struct tui *t, void *self);
+	/* move to the next line matching s (find.h): dir 1 or -1, again to start past the current
+	 * line, *wrapped set when it went round; returns 1 when one matched. NULL: no search here */
+	int (*find)(struct tui *t, void *self, const struct search *s, int dir, int again, int *wrapped);
+};
+
+/* An open screen: one entry of the stack. */
+struct screen {
+	enum screen_id id;
+	const struct screen_ops *ops;
+	void *self;
+};
+
+/* ---- screen.c: the screen table and the stack of open screens ----------------------------- */
+
 const struct screen_ops *screen_ops_of(enum screen_id id);
+/* The screen on top (the browser before any is open). */
+enum screen_id tui_top(const struct tui *t);
+/* Ask for t->next_screen to open: returns R_OPEN for the handler to return. */
+unsigned tui_open(struct tui *t, enum screen_id id);
+/* The state of screen id while it is open (prompt and question callbacks find theirs so), else
+ * NULL. */
+void *screen_state(struct tui *t, enum screen_id id);
+/* Open screen id on top, or go back to it when it is open already (the screens above close). */
+void screen_open(struct tui *t, enum screen_id id);
+/* Close the screen on top. */
+void screen_pop(struct tui *t);
+/* Tell the screen on top that it is on top again. */
+void screen_enter(struct tui *t);
+/* The scope of the keys of the screen on top (SCREEN_LIST). */
+enum key_scope screen_top_scope(const struct tui *t);
+/* The screen on top's draw, key and find (with its base's where it has none). */
+void screen_draw(struct tui *t, struct rect area);
+unsigned screen_key(struct tui *t, enum action a, int key);
+/* 1 when the screen on top can search (/ n N) */
+int screen_can_find(const struct tui *t);
+int screen_find(struct tui *t, const struct search *s, int dir, int again, int *wrapped);
 
 /* A task's candidate kernel. */
 struct candidate {
@@ -188,7 +229,7 @@ struct tui {
 	int history_task;               /* history screen scope: a task index, -1 all */
 	long long compare[2];           /* run ids for the compare screen */
 
-	enum screen_id stack[16];
+	struct screen stack[16];        /* the open screens, the top last (screen.c) */
 	int depth;
 	enum screen_id next_screen;
 
@@ -223,10 +264,6 @@ int session_stop_loader(struct tui *t, int wait);
 
 /* The bottom bar's message until the next key. */
 void tui_message(struct tui *t, int role, const char *fmt, ...) KBX_PRINTF(3, 4);
-/* Ask for t->next_screen to open: returns R_OPEN for the handler to return. */
-unsigned tui_open(struct tui *t, enum screen_id id);
-enum screen_id tui_top(const struct tui *t);
-
 const struct task *tui_task(const struct tui *t);
 struct candidate *tui_candidate(struct tui *t);
 /* Replace the current task's candidate (source copied). */
