@@ -4,7 +4,9 @@
  * The engine (engine.h) calls a struct run_events as it goes. Inside the worker those calls are
  * written as JSON lines on a pipe (events_json_writer); the parent reads the lines back into the
  * same structs (events_json_dispatch) and calls its own run_events: the CLI's text printer, the
- * JSON printer, the history writer and the TUI each implement this one interface.
+ * JSON printer, the history writer and the TUI each implement this one interface. The explorer,
+ * whose worker_run runs on a thread of its own, receives them there as typed events (struct
+ * run_event below, handed over by evqueue.h), decoded once.
  *
  * Wire format, one JSON object per line, "ev" naming the event:
  *   {"ev":"phase","what":"case corner launch 1","limit_s":10}   the parent's watchdog deadline
