@@ -1092,3 +1092,150 @@ struct run_events events_tee(struct run_events_tee *tee)
 		.done = tee_done,
 	};
 }
+
+/* ---- typed events -------------------------------------------------------------------------- */
+
+/* A copy of s (NULL: "") with invalid UTF-8 replaced by U+FFFD, as jstrn writes it. */
+static char *clean_dup(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), i = 0, n;
+	struct sbuf sb = SBUF_INIT;
+
+	while (i < len && (n = utf8_seq(p + i, len - i)) != 0)
+		i += n;
+	if (i == len)
+		return xstrdup((const char *)p);
+	sbuf_add(&sb, (const char *)p, i);
+	while (i < len) {
+		n = utf8_seq(p + i, len - i);
+		if (n) {
+			sbuf_add(&sb, (const char *)p + i, n);
+			i += n;
+		} else {
+			sbuf_adds(&sb, "\xEF\xBF\xBD");
+			i++;
+		}
+	}
+	return sbuf_detach(&sb);
+}
+
+static struct run_event *event_new(enum run_event_kind kind)
+{
+	struct run_event *e = xcalloc(1, sizeof(*e));
+
+	e->kind = kind;
+	return e;
+}
+
+struct run_event *run_event_new_phase(const char *what, double limit_s)
+{
+	struct run_event *e = event_new(RUN_EVENT_PHASE);
+
+	e->text = clean_dup(what);
+	e->limit_s = limit_s;
+	return e;
+}
+
+struct run_event *run_event_new_compile(const struct compile_result *c)
+{
+	struct run_event *e = event_new(RUN_EVENT_COMPILE);
+
+	compile_result_copy(&e->compile, c);
+	return e;
+}
+
+struct run_event *run_event_new_case(const struct case_result *c)
+{
+	struct run_event *e = event_new(RUN_EVENT_CASE);
+
+	case_result_copy(&e->kase, c);
+	return e;
+}
+
+struct run_event *run_event_new_perf(const struct perf_result *p)
+{
+	struct run_event *e = event_new(RUN_EVENT_PERF);
+
+	perf_result_copy(&e->perf, p);
+	return e;
+}
+
+struct run_event *run_event_new_log(const char *text)
+{
+	struct run_event *e = event_new(RUN_EVENT_LOG);
+
+	e->text = clean_dup(text);
+	return e;
+}
+
+struct run_event *run_event_new_done(const struct run_summary *s)
+{
+	struct run_event *e = event_new(RUN_EVENT_DONE);
+
+	run_summary_copy(&e->summary, s);
+	if (e->summary.message) {
+		char *m = clean_dup(e->summary.message);
+
+		free(e->summary.message);
+		e->summary.message = m;
+	}
+	return e;
+}
+
+void run_event_dispatch(const struct run_event *e, const struct run_events *to)
+{
+	if (!e || !to)
+		return;
+	switch (e->kind) {
+	case RUN_EVENT_PHASE:
+		if (to->phase)
+			to->phase(to->ctx, e->text, e->limit_s);
+		break;
+	case RUN_EVENT_COMPILE:
+		if (to->compile)
+			to->compile(to->ctx, &e->compile);
+		break;
+	case RUN_EVENT_CASE:
+		if (to->case_done)
+			to->case_done(to->ctx, &e->kase);
+		break;
+	case RUN_EVENT_PERF:
+		if (to->perf_row)
+			to->perf_row(to->ctx, &e->perf);
+		break;
+	case RUN_EVENT_LOG:
+		if (to->log)
+			to->log(to->ctx, e->text);
+		break;
+	case RUN_EVENT_DONE:
+		if (to->done)
+			to->done(to->ctx, &e->summary);
+		break;
+	}
+}
+
+void run_event_free(struct run_event *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case RUN_EVENT_PHASE:
+	case RUN_EVENT_LOG:
+		break;
+	case RUN_EVENT_COMPILE:
+		compile_result_free(&e->compile);
+		break;
+	case RUN_EVENT_CASE:
+		case_result_free(&e->kase);
+		break;
+	case RUN_EVENT_PERF:
+		perf_result_free(&e->perf);
+		break;
+	case RUN_EVENT_DONE:
+		run_summary_free(&e->summary);
+		break;
+	}
+	free(e->text);
+	free(e);
+}

@@ -4,7 +4,9 @@
  * The engine (engine.h) calls a struct run_events as it goes. Inside the worker those calls are
  * written as JSON lines on a pipe (events_json_writer); the parent reads the lines back into the
  * same structs (events_json_dispatch) and calls its own run_events: the CLI's text printer, the
- * JSON printer, the history writer and the TUI each implement this one interface.
+ * JSON printer, the history writer and the TUI each implement this one interface. The explorer,
+ * whose worker_run runs on a thread of its own, receives them there as typed events (struct
+ * run_event below, handed over by evqueue.h), decoded once.
  *
  * Wire format, one JSON object per line, "ev" naming the event:
  *   {"ev":"phase","what":"case corner launch 1","limit_s":10}   the parent's watchdog deadline
@@ -83,6 +85,49 @@ enum kbx_status compile_result_from_json(const char *text, struct compile_result
 enum kbx_status run_summary_from_json(const char *text, struct run_summary *out);
 /* (a calibration owns nothing: no *_free) */
 enum kbx_status calibration_from_json(const char *text, struct calibration *out);
+
+/*
+ * One event as a value: what a run_events callback was given, deep-copied, so that it can be
+ * handed from the thread that decoded it to another (evqueue.h). The struct of its kind is the
+ * one the callback gets: text and limit_s for a phase (text: what) and a log line, compile for
+ * compile, kase for case_done, perf for perf_row, summary for done.
+ *
+ * Ownership: run_event_new_* return a new event that owns deep copies of everything it was given
+ * (the *_copy functions of result.h); the caller owns the event until it hands it on, and
+ * whoever holds it last releases it with run_event_free (the structs inside with their *_free).
+ * run_event_dispatch lends the structs to the callback for the duration of the call only, as
+ * events_json_dispatch does: a callback copies what it keeps.
+ *
+ * The text of a phase and a log line and the summary's message are the strings the parent makes
+ * up itself (its watchdog's messages, a dead worker's stderr, compute-sanitizer's findings), so
+ * they can hold any bytes: invalid UTF-8 in them becomes U+FFFD, as it does in the JSON writer.
+ * NULL text becomes "", as on the wire.
+ */
+enum run_event_kind { RUN_EVENT_PHASE, RUN_EVENT_COMPILE, RUN_EVENT_CASE, RUN_EVENT_PERF, RUN_EVENT_LOG, RUN_EVENT_DONE };
+
+struct run_event {
+	enum run_event_kind kind;
+	char *text;                     /* phase: what; log: the line */
+	double limit_s;                 /* phase */
+	union {
+		struct compile_result compile;
+		struct case_result kase;
+		struct perf_result perf;
+		struct run_summary summary;
+	};
+	struct run_event *next;         /* free for the holder's list (evqueue.c); NULL when new */
+};
+
+struct run_event *run_event_new_phase(const char *what, double limit_s);
+struct run_event *run_event_new_compile(const struct compile_result *c);
+struct run_event *run_event_new_case(const struct case_result *c);
+struct run_event *run_event_new_perf(const struct perf_result *p);
+struct run_event *run_event_new_log(const char *text);
+struct run_event *run_event_new_done(const struct run_summary *s);
+/* Call the callback of e's kind in `to` (a NULL callback skips it). */
+void run_event_dispatch(const struct run_event *e, const struct run_events *to);
+/* Free e and all it owns (not e->next); NULL is fine. */
+void run_event_free(struct run_event *e);
 
 /* A run_events that forwards every call to each of up to 4 others (NULL entries skipped). */
 struct run_events_tee {

@@ -633,7 +633,7 @@ static const char insert_perf_sql[] =
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
 	" ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 
-static int insert_run_row(struct db *db, const struct db_run *r, const char *uid, sqlite3_int64 *id)
+static int insert_run_row(struct db *db, const struct db_run *r, const char *uid, sqlite3_int64 *id, double *at)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -658,7 +658,8 @@ static int insert_run_row(struct db *db, const struct db_run *r, const char *uid
 	bind_opt_double(st, 14, r->speedup_ref);
 	bind_opt_double(st, 15, r->cand_ms);
 	bind_opt_double(st, 16, r->ref_ms);
-	sqlite3_bind_double(st, 17, r->created_at > 0 ? r->created_at : db_now());
+	*at = r->created_at > 0 ? r->created_at : db_now();
+	sqlite3_bind_double(st, 17, *at);
 	bind_text(st, 18, r->summary_json);
 	if (r->has_device)
 		sqlite3_bind_int(st, 19, r->device);
@@ -751,6 +752,75 @@ static void bind_perf_details(sqlite3_stmt *st, int first, const struct db_perf 
 		sqlite3_bind_null(st, i++);
 }
 
+/* bind_opt_double's value as column_opt_double and column_num read it back. */
+static double stored_opt(double v)
+{
+	return isnan(v) || v < 0 ? -1.0 : v;
+}
+
+/* A clock figure: bound as above when > 0, read back by column_clock (finite and > 0, else 0). */
+static double stored_clock(double v)
+{
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+/* One of the words db_perf_read accepts (NULL-terminated list), from a field that may lack its
+ * NUL, else "". */
+static void stored_word(const char *s, size_t size, const char *const *words, char *dst, size_t dsize)
+{
+	dst[0] = '\0';
+	if (!memchr(s, '\0', size))
+		return;
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			snprintf(dst, dsize, "%s", s);
+}
+
+/* Mirrors insert_perf and bind_perf_details (the writing) and db_perf_read (the reading back);
+ * tests/db/test_db.c checks the three agree. */
+void db_perf_stored(const struct db_perf *in, struct db_perf *out)
+{
+	static const char *const modes[] = { "fixed", "noise", NULL };
+	static const char *const stops[] = { "count", "noise", "cap", NULL };
+	const struct clock_summary *c = &in->clocks;
+	int stats = in->cand_mean > 0;
+	int timing = in->bench_mode[0] && memchr(in->bench_mode, '\0', sizeof(in->bench_mode));
+
+	memset(out, 0, sizeof(*out));
+	out->row = in->row;
+	out->input_size = in->input_size;
+	out->cand_ms = stored_opt(in->cand_ms);
+	out->cand_p20 = stored_opt(in->cand_p20);
+	out->cand_p80 = stored_opt(in->cand_p80);
+	out->cand_min = stored_opt(in->cand_min);
+	out->cand_n = in->cand_n < 0 ? -1 : in->cand_n;
+	out->ref_ms = stored_opt(in->ref_ms);
+	out->golden_ms = stored_opt(in->golden_ms);
+	out->gbps = stored_opt(in->gbps);
+	out->tflops = stored_opt(in->tflops);
+	out->cand_max = stats ? stored_opt(in->cand_max) : -1;
+	out->cand_mean = stats ? stored_opt(in->cand_mean) : -1;
+	out->cand_stddev = stats ? stored_opt(in->cand_stddev) : -1;
+	out->cand_rsd = stats ? stored_opt(in->cand_rsd) : -1;
+	stored_word(in->bench_mode, sizeof(in->bench_mode), modes, out->bench_mode, sizeof(out->bench_mode));
+	if (timing)
+		stored_word(in->bench_stop, sizeof(in->bench_stop), stops, out->bench_stop, sizeof(out->bench_stop));
+	out->hide_latency = out->bench_mode[0] ? in->hide_latency > 0 : -1;
+	if (c->valid > 0) {
+		out->clocks.sm_mhz = stored_clock(c->sm_mhz);
+		out->clocks.min_sm_mhz = stored_clock(c->min_sm_mhz);
+		out->clocks.mem_mhz = stored_clock(c->mem_mhz);
+		out->clocks.max_sm_mhz = stored_clock(c->max_sm_mhz);
+		out->clocks.temp_c = stored_clock(c->temp_c);
+		out->clocks.power_w = stored_clock(c->power_w);
+		if (c->reasons_valid) {
+			out->clocks.reasons = c->reasons;
+			out->clocks.reasons_valid = 1;
+		}
+		out->clocks.valid = c->valid >= 2 ? 2 : c->valid;
+	}
+}
+
 static int insert_perf(struct db *db, sqlite3_int64 id, const struct db_perf *perf, int n)
 {
 	sqlite3_stmt *st;
@@ -784,6 +854,7 @@ static int insert_perf(struct db *db, sqlite3_int64 id, const struct db_perf *pe
 enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 {
 	sqlite3_int64 id = 0;
+	double at = 0;
 	enum kbx_status st;
 	const char *what;
 	char uid[33];
@@ -791,6 +862,7 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 
 	run->id = 0;
 	run->uid[0] = '\0';
+	run->written_at = 0;
 	if (!run->task_id || !run->category)
 		return kbx_error(KBX_EINVAL, "cannot record a run without a task id and category");
 	if ((run->ncases > 0 && !run->cases) || (run->nperf > 0 && !run->perf) || run->ncases < 0 ||
@@ -813,7 +885,7 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 		return kbx_wrap(st, "cannot record run of '%s'", run->task_id);
 	what = "insert the run";
 	new_uid(uid);
-	rc = insert_run_row(db, run, uid, &id);
+	rc = insert_run_row(db, run, uid, &id, &at);
 	if (rc == SQLITE_OK) {
 		what = "insert its case results";
 		rc = insert_cases(db, id, run->cases, run->ncases);
@@ -833,6 +905,7 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run)
 		return st;
 	}
 	run->id = id;
+	run->written_at = at;
 	memcpy(run->uid, uid, sizeof(uid));
 	return KBX_OK;
 }

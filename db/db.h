@@ -103,9 +103,14 @@ struct db_run {
 	int has_device;              /* whether device is known (a memset struct says no) */
 	int device;                  /* CUDA ordinal the worker used */
 	const char *eval;            /* the evaluation's name or id; NULL for an interactive run */
+	double written_at;           /* set by db_run_insert: the created_at it stored */
 };
 
 enum kbx_status db_run_insert(struct db *db, struct db_run *run);
+/* A perf row as db_run_get (db_perf_read) gives it back once db_run_insert has written `in`:
+ * what the history does not keep reads as "not known" there, and so it does in *out. For a run
+ * just written, without reading it back. out->input_size is in's (not a copy). */
+void db_perf_stored(const struct db_perf *in, struct db_perf *out);
 
 /* Compile cache, keyed by sha256(source + options + arch). KBX_ENOTFOUND on a miss. */
 enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_t *size, char **log);

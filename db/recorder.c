@@ -25,6 +25,9 @@ struct recorder {
 	size_t perf_cap;
 	int done;
 	long long run_id;
+	double created_at;              /* as written */
+	char *gpu;                      /* the summary's, as written (NULL: none) */
+	enum verdict verdict;
 	enum kbx_status status;
 	char *error;
 };
@@ -189,6 +192,9 @@ static void on_done(void *ctx, const struct run_summary *s)
 	r->status = db_run_insert(r->db, &run);
 	if (r->status == KBX_OK) {
 		r->run_id = run.id;
+		r->created_at = run.written_at;
+		r->gpu = xstrdup_or_null(run.gpu);
+		r->verdict = run.verdict;
 	} else {
 		free(r->error);
 		r->error = xstrdup(kbx_last_error());
@@ -227,6 +233,33 @@ const char *recorder_error(const struct recorder *r)
 	return r->error ? r->error : "";
 }
 
+enum kbx_status recorder_vs_best(const struct recorder *r, struct vsbest *out)
+{
+	struct db_run_detail now;
+	enum kbx_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (!r || r->run_id <= 0 || r->verdict != V_PASS)
+		return KBX_OK;
+	/* the fields vsbest_find reads, as db_run_get would give them back */
+	memset(&now, 0, sizeof(now));
+	now.row.id = r->run_id;
+	snprintf(now.row.task_id, sizeof(now.row.task_id), "%s", r->task_id ? r->task_id : "");
+	snprintf(now.row.category, sizeof(now.row.category), "%s", r->category ? r->category : "");
+	snprintf(now.row.gpu, sizeof(now.row.gpu), "%s", r->gpu ? r->gpu : "");
+	now.row.verdict = r->verdict;
+	now.row.created_at = r->created_at;
+	now.row.device = -1;
+	now.nperf = r->nperf;
+	if (r->nperf > 0)
+		now.perf = xcalloc((size_t)r->nperf, sizeof(*now.perf));
+	for (int i = 0; i < r->nperf; i++)
+		db_perf_stored(&r->perf[i], &now.perf[i]);
+	st = vsbest_find(r->db, &now, out);
+	free(now.perf);
+	return st;
+}
+
 void recorder_free(struct recorder *r)
 {
 	if (!r)
@@ -246,5 +279,6 @@ void recorder_free(struct recorder *r)
 	free(r->options);
 	free(r->eval);
 	free(r->error);
+	free(r->gpu);
 	free(r);
 }

@@ -23,6 +23,7 @@
 
 #include "../core/events.h"
 #include "db.h"
+#include "vsbest.h"
 
 struct recorder;
 
@@ -41,6 +42,11 @@ long long recorder_run_id(const struct recorder *r);
 enum kbx_status recorder_status(const struct recorder *r);
 /* The message of that error ("" when none). */
 const char *recorder_error(const struct recorder *r);
+/* The run it wrote against the best earlier attempt at its task (vsbest.h), from what it holds:
+ * the same as vsbest_find on db_run_get of the run, without reading the run back (the earlier
+ * attempts are read from the history). found = 0 when the run was not written or did not pass;
+ * KBX_EDB when the history cannot be read. Release out with vsbest_free. */
+enum kbx_status recorder_vs_best(const struct recorder *r, struct vsbest *out);
 void recorder_free(struct recorder *r);
 
 #endif

@@ -3,16 +3,14 @@
  */
 #include "runstate.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../core/evqueue.h"
 #include "../core/util.h"
 
 /* ---- the record -------------------------------------------------------------------------- */
@@ -220,16 +218,14 @@ enum verdict run_record_verdict(const struct run_record *r)
 
 struct runner {
 	pthread_t th;
-	int rfd, wfd;
-	FILE *wf;
+	struct evqueue *q;          /* the worker thread's events, typed (core/evqueue.h) */
 	atomic_int cancel;
 	struct worker_request req;
 	char *exe;
 	struct worker_keep *keep;   /* the explorer's, or NULL */
 	enum kbx_status st;
 	char msg[1024];
-	struct sbuf buf;
-	int eof, joined, started;
+	int joined;
 };
 
 static int cancel_cb(void *ctx)
@@ -242,38 +238,25 @@ static int cancel_cb(void *ctx)
 static void *thread_main(void *arg)
 {
 	struct runner *r = arg;
-	struct run_events ev = events_json_writer(r->wf);
+	struct run_events ev = evqueue_events(r->q);
 
 	r->st = r->keep ? worker_run_kept(r->keep, r->exe, &r->req, &ev, cancel_cb, r)
 			: worker_run(r->exe, &r->req, &ev, cancel_cb, r);
 	if (r->st != KBX_OK)
 		snprintf(r->msg, sizeof(r->msg), "%s", kbx_last_error());
-	/* closing the write end is what tells the reader the run is over */
-	fclose(r->wf);
-	r->wf = NULL;
+	/* closing the queue is what tells the reader the run is over (st and msg are set) */
+	evqueue_close(r->q);
 	return NULL;
 }
 
 struct runner *runner_start(const char *exe, const struct worker_request *req, struct worker_keep *keep)
 {
 	struct runner *r = xcalloc(1, sizeof(*r));
-	int fds[2];
 	sigset_t block, old;
 	int rc;
 
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		kbx_error(KBX_EWORKER, "cannot create a pipe for the run: %s", strerror(errno));
-		free(r);
-		return NULL;
-	}
-	r->rfd = fds[0];
-	r->wfd = fds[1];
-	fcntl(r->rfd, F_SETFL, fcntl(r->rfd, F_GETFL) | O_NONBLOCK);
-	r->wf = fdopen(r->wfd, "w");
-	if (!r->wf) {
-		kbx_error(KBX_EWORKER, "cannot open the run's pipe: %s", strerror(errno));
-		close(r->rfd);
-		close(r->wfd);
+	r->q = evqueue_new();
+	if (!r->q) {
 		free(r);
 		return NULL;
 	}
@@ -295,74 +278,29 @@ struct runner *runner_start(const char *exe, const struct worker_request *req, s
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		kbx_error(KBX_EWORKER, "cannot start the run's thread: %s", strerror(rc));
-		fclose(r->wf);
-		close(r->rfd);
+		evqueue_free(r->q);
 		worker_request_free(&r->req);
 		free(r->exe);
 		free(r);
 		return NULL;
 	}
-	r->started = 1;
 	return r;
 }
 
 int runner_fd(const struct runner *r)
 {
-	return r && !r->eof ? r->rfd : -1;
-}
-
-static void dispatch_lines(struct runner *r, const struct run_events *ev)
-{
-	size_t start = 0;
-
-	for (;;) {
-		char *nl = r->buf.len > start ? memchr(r->buf.buf + start, '\n', r->buf.len - start) : NULL;
-
-		if (!nl)
-			break;
-		*nl = '\0';
-		if (r->buf.buf[start] && ev && events_json_dispatch(r->buf.buf + start, ev) != KBX_OK && ev->log)
-			ev->log(ev->ctx, kbx_last_error());
-		start = (size_t)(nl - r->buf.buf) + 1;
-	}
-	if (start) {
-		memmove(r->buf.buf, r->buf.buf + start, r->buf.len - start);
-		r->buf.len -= start;
-		r->buf.buf[r->buf.len] = '\0';
-	}
+	return r ? evqueue_fd(r->q) : -1;
 }
 
 int runner_pump(struct runner *r, const struct run_events *ev)
 {
-	char chunk[65536];
-
 	if (!r)
 		return 1;
-	while (!r->eof) {
-		ssize_t n = read(r->rfd, chunk, sizeof(chunk));
-
-		if (n > 0) {
-			sbuf_add(&r->buf, chunk, (size_t)n);
-			dispatch_lines(r, ev);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		/* end of file (or a broken pipe): the thread is done writing */
-		r->eof = 1;
-	}
-	if (r->buf.len) {
-		/* a last line without its newline */
-		sbuf_add(&r->buf, "\n", 1);
-		dispatch_lines(r, ev);
-	}
+	if (!evqueue_pump(r->q, ev))
+		return 0;
 	if (!r->joined) {
 		pthread_join(r->th, NULL);
 		r->joined = 1;
-		close(r->rfd);
-		r->rfd = -1;
 	}
 	return 1;
 }
@@ -385,22 +323,13 @@ void runner_free(struct runner *r)
 	if (!r)
 		return;
 	if (!r->joined) {
-		/* drain until the thread closes its end, or it may block writing to a full pipe */
+		/* the thread never waits for the reader: it ends within worker_run's cancel poll */
 		runner_cancel(r);
-		while (!r->eof) {
-			struct run_events none = { 0 };
-
-			if (runner_pump(r, &none))
-				break;
-			usleep(10000);
-		}
-		if (!r->joined)
-			runner_pump(r, NULL);
+		pthread_join(r->th, NULL);
+		r->joined = 1;
 	}
-	if (r->rfd >= 0)
-		close(r->rfd);
+	evqueue_free(r->q);     /* with the events nobody read */
 	worker_request_free(&r->req);
 	free(r->exe);
-	sbuf_release(&r->buf);
 	free(r);
 }

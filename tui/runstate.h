@@ -6,11 +6,14 @@
  * compile result, each case, each perf row, the summary -- as deep copies, so the screens can
  * show it at any time; a run from the history is loaded into the same struct.
  *
- * The runner starts worker_run (core/worker.h, blocking) in a thread whose run_events is
- * events_json_writer() on a pipe. The event loop polls runner_fd() beside the terminal and calls
- * runner_pump(), which reads what is there and calls events_json_dispatch on each complete line
- * with the caller's run_events (the record, the history recorder). Cancelling sets a flag that
- * worker_run's cancel callback reads (within about 100 ms). Nothing here touches curses.
+ * The runner starts worker_run (core/worker.h, blocking) in a thread whose run_events is an
+ * event queue (core/evqueue.h): worker_run decodes the worker's JSON once, and each event
+ * reaches this side as a typed struct, never as text again. The event loop polls runner_fd()
+ * beside the terminal and calls runner_pump(), which hands every waiting event, in order, to the
+ * caller's run_events (the record, the history recorder) and frees it: the callbacks borrow the
+ * structs for the call, and copy what they keep (run_record_events does). Cancelling sets a
+ * flag that worker_run's cancel callback reads (within about 100 ms). Nothing here touches
+ * curses.
  */
 #ifndef KBX_TUI_RUNSTATE_H
 #define KBX_TUI_RUNSTATE_H
@@ -66,13 +69,14 @@ struct runner;
 
 /* Start req (copied) in a worker thread; exe NULL = this binary; keep (may be NULL) is the
  * explorer's kept worker for Python candidates (worker.h: torch imported once per session), used
- * by one run at a time. NULL and a message when the thread or the pipe could not be made. */
+ * by one run at a time. NULL and a message when the thread or the queue could not be made. */
 struct worker_keep;
 struct runner *runner_start(const char *exe, const struct worker_request *req, struct worker_keep *keep);
-/* The pipe to poll for reading. */
+/* The file to poll for reading (-1 once runner_pump has reported the end). */
 int runner_fd(const struct runner *r);
-/* Read what the pipe holds and dispatch each complete line to ev. Returns 1 once the worker
- * thread has ended and its last line was dispatched (the thread is then joined), else 0. */
+/* Dispatch every event waiting to ev (NULL: drop them), oldest first; never blocks. Returns 1
+ * once the worker thread has ended and its last event was dispatched (the thread is then
+ * joined), else 0. */
 int runner_pump(struct runner *r, const struct run_events *ev);
 /* Ask the run to stop; runner_pump then reports the end. */
 void runner_cancel(struct runner *r);

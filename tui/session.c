@@ -1174,16 +1174,12 @@ void session_run_finished(struct tui *t)
 			snprintf(r->error, sizeof(r->error), "not recorded in the history: %s", recorder_error(t->recorder));
 		else
 			r->db_id = recorder_run_id(t->recorder);
+		/* against the best earlier attempt: from the run as the recorder wrote it, not read back */
+		vsbest_free(&r->vs_best);
+		if (r->db_id > 0 && recorder_vs_best(t->recorder, &r->vs_best) != KBX_OK)
+			tui_message(t, ROLE_ERRMSG, "%s", kbx_last_error());
 		recorder_free(t->recorder);
 		t->recorder = NULL;
-	}
-	if (r->db_id > 0 && t->db) {
-		struct db_run_detail d;
-
-		if (db_run_get(t->db, r->db_id, &d) == KBX_OK) {
-			record_vs_best(t, r, &d);
-			db_run_detail_free(&d);
-		}
 	}
 	session_reload(t);
 	if (r->state == RUN_DONE) {

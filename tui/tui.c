@@ -1,8 +1,8 @@
 /*
  * tui.c - the explorer's terminal and its one event loop.
  *
- * The loop polls the terminal, a wake-up pipe (signals, the GPU probe) and the runner's pipe
- * (a run's events), so a run never freezes the screen. Keys become actions through the key
+ * The loop polls the terminal, a wake-up pipe (signals, the GPU probe) and the runner's file
+ * (a run's typed events are waiting: runstate.h), so a run never freezes the screen. Keys become actions through the key
  * table; the top screen's handler returns result bits and this loop acts on them. The terminal
  * is restored on every way out: quitting, SIGINT/SIGTERM/SIGHUP (through the loop), a crash
  * signal (in the handler, as tig and htop do), and exit() (atexit).

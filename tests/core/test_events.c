@@ -442,6 +442,217 @@ static void test_round_trip_memstream(void **state)
 	free_samples(&s);
 }
 
+/* ---- typed events (run_event) ----------------------------------------------------------------- */
+
+struct collected {
+	struct run_event *ev[16];
+	int n;
+};
+
+static void keep(struct collected *c, struct run_event *e)
+{
+	assert_true(c->n < 16);
+	c->ev[c->n++] = e;
+}
+
+static void k_phase(void *ctx, const char *what, double limit_s)
+{
+	keep(ctx, run_event_new_phase(what, limit_s));
+}
+
+static void k_compile(void *ctx, const struct compile_result *c)
+{
+	keep(ctx, run_event_new_compile(c));
+}
+
+static void k_case(void *ctx, const struct case_result *c)
+{
+	keep(ctx, run_event_new_case(c));
+}
+
+static void k_perf(void *ctx, const struct perf_result *p)
+{
+	keep(ctx, run_event_new_perf(p));
+}
+
+static void k_log(void *ctx, const char *text)
+{
+	keep(ctx, run_event_new_log(text));
+}
+
+static void k_done(void *ctx, const struct run_summary *s)
+{
+	keep(ctx, run_event_new_done(s));
+}
+
+/* The JSON of a typed event's struct, as the old path's second decode would have had it: the
+ * event written as a wire line and decoded again. */
+static char *json_of(const struct run_event *e)
+{
+	switch (e->kind) {
+	case RUN_EVENT_COMPILE:
+		return compile_result_to_json(&e->compile);
+	case RUN_EVENT_CASE:
+		return case_result_to_json(&e->kase);
+	case RUN_EVENT_PERF:
+		return perf_result_to_json(&e->perf);
+	case RUN_EVENT_DONE:
+		return run_summary_to_json(&e->summary);
+	case RUN_EVENT_PHASE:
+	case RUN_EVENT_LOG:
+		break;
+	}
+	return xasprintf("%s %.17g", e->text, e->limit_s);
+}
+
+struct rewire {
+	char *json;
+};
+
+static void r_phase(void *ctx, const char *what, double limit_s)
+{
+	((struct rewire *)ctx)->json = xasprintf("%s %.17g", what, limit_s);
+}
+
+static void r_log(void *ctx, const char *text)
+{
+	((struct rewire *)ctx)->json = xasprintf("%s %.17g", text, 0.0);
+}
+
+static void r_compile(void *ctx, const struct compile_result *c)
+{
+	((struct rewire *)ctx)->json = compile_result_to_json(c);
+}
+
+static void r_case(void *ctx, const struct case_result *c)
+{
+	((struct rewire *)ctx)->json = case_result_to_json(c);
+}
+
+static void r_perf(void *ctx, const struct perf_result *p)
+{
+	((struct rewire *)ctx)->json = perf_result_to_json(p);
+}
+
+static void r_done(void *ctx, const struct run_summary *s)
+{
+	((struct rewire *)ctx)->json = run_summary_to_json(s);
+}
+
+/* Decoded once into typed events: they own their structs after the decoder has freed its own,
+ * carry what the JSON said, and are exactly what encoding them again and decoding a second time
+ * (the explorer's old path) gave. */
+static void test_typed_events(void **state)
+{
+	static const enum run_event_kind order[6] = { RUN_EVENT_PHASE, RUN_EVENT_COMPILE, RUN_EVENT_CASE,
+						      RUN_EVENT_PERF, RUN_EVENT_LOG, RUN_EVENT_DONE };
+	struct samples s;
+	struct expect x;
+	struct collected c = { { NULL }, 0 };
+	struct run_events kept = { &c, k_phase, k_compile, k_case, k_perf, k_log, k_done }, ev;
+	char *text, *line, *save = NULL;
+
+	(void)state;
+	make_samples(&s, &x);
+	text = write_all_events(&s, &x);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		assert_int_equal(events_json_dispatch(line, &kept), KBX_OK);
+	assert_int_equal(c.n, 6);
+	ev = expect_events(&x);
+	for (int i = 0; i < 6; i++) {
+		char *wire = NULL, *direct, *again;
+		struct rewire rw = { NULL };
+		struct run_events re = { &rw, r_phase, r_compile, r_case, r_perf, r_log, r_done };
+		FILE *f;
+		size_t len = 0;
+
+		assert_int_equal(c.ev[i]->kind, order[i]);
+		assert_null(c.ev[i]->next);
+		run_event_dispatch(c.ev[i], &ev);
+		assert_int_equal(x.calls[i], 1);
+		/* the old path: written on the explorer's pipe and decoded again */
+		f = open_memstream(&wire, &len);
+		assert_non_null(f);
+		{
+			struct run_events w = events_json_writer(f);
+
+			run_event_dispatch(c.ev[i], &w);
+		}
+		fclose(f);
+		assert_int_equal(events_json_dispatch(wire, &re), KBX_OK);
+		direct = json_of(c.ev[i]);
+		again = rw.json;
+		assert_non_null(again);
+		assert_string_equal(direct, again);
+		free(direct);
+		free(again);
+		free(wire);
+	}
+	/* a NULL callback skips its event; NULL listeners skip them all */
+	{
+		struct run_events none = { 0 };
+
+		for (int i = 0; i < 6; i++) {
+			run_event_dispatch(c.ev[i], &none);
+			run_event_dispatch(c.ev[i], NULL);
+		}
+	}
+	for (int i = 0; i < 6; i++)
+		run_event_free(c.ev[i]);
+	run_event_free(NULL);
+	free(text);
+	free_samples(&s);
+}
+
+/* The strings the parent makes up: cleaned of invalid UTF-8 as the wire cleaned them; the
+ * others are copied as they are. */
+static void test_typed_event_strings(void **state)
+{
+	struct run_event *e;
+	struct run_summary sum;
+	struct case_result cs;
+
+	(void)state;
+	e = run_event_new_log(invalid);
+	assert_int_equal(e->kind, RUN_EVENT_LOG);
+	assert_string_equal(e->text, invalid_fixed);
+	run_event_free(e);
+	e = run_event_new_log(NULL);
+	assert_string_equal(e->text, "");
+	run_event_free(e);
+	e = run_event_new_phase(invalid, 2.5);
+	assert_string_equal(e->text, invalid_fixed);
+	assert_true(e->limit_s == 2.5);
+	run_event_free(e);
+	e = run_event_new_phase(weird, 0);
+	assert_string_equal(e->text, weird);
+	run_event_free(e);
+
+	make_summary(&sum);
+	free(sum.message);
+	sum.message = xstrdup(invalid);
+	e = run_event_new_done(&sum);
+	assert_string_equal(e->summary.message, invalid_fixed);
+	assert_string_equal(sum.message, invalid);      /* the caller's is untouched */
+	assert_ptr_not_equal(e->summary.message, sum.message);
+	run_event_free(e);
+	free(sum.message);
+	sum.message = NULL;
+	e = run_event_new_done(&sum);
+	assert_null(e->summary.message);
+	run_event_free(e);
+	run_summary_free(&sum);
+
+	make_case(&cs);
+	e = run_event_new_case(&cs);
+	assert_ptr_not_equal(e->kase.outputs, cs.outputs);
+	assert_ptr_not_equal(e->kase.message, cs.message);
+	case_result_free(&cs);          /* the event's copy outlives the original */
+	assert_string_equal(e->kase.message, weird);
+	assert_string_equal(e->kase.outputs[1].arg, "z");
+	run_event_free(e);
+}
+
 static void test_round_trip_pipe(void **state)
 {
 	struct samples s;
@@ -1060,6 +1271,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_memstream),
 		cmocka_unit_test(test_round_trip_pipe),
+		cmocka_unit_test(test_typed_events),
+		cmocka_unit_test(test_typed_event_strings),
 		cmocka_unit_test(test_to_json_from_json),
 		cmocka_unit_test(test_fixed_fields),
 		cmocka_unit_test(test_split_versions),

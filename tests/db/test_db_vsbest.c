@@ -232,6 +232,225 @@ static void test_recorder_keeps_clocks(void **state)
 	db_run_detail_free(&d);
 }
 
+/* Two doubles the same for vsbest: equal, or both NaN (the sign of a zero may differ). */
+static int same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static void assert_same_perf(const struct db_perf *a, const struct db_perf *b, int i)
+{
+	const struct clock_summary *x = &a->clocks, *y = &b->clocks;
+
+	if (a->row != b->row || strcmp(a->input_size ? a->input_size : "<null>", b->input_size ? b->input_size : "<null>") ||
+	    !same_num(a->cand_ms, b->cand_ms) || !same_num(a->cand_p20, b->cand_p20) ||
+	    !same_num(a->cand_p80, b->cand_p80) || !same_num(a->cand_min, b->cand_min) || a->cand_n != b->cand_n ||
+	    !same_num(a->ref_ms, b->ref_ms) || !same_num(a->golden_ms, b->golden_ms) || !same_num(a->gbps, b->gbps) ||
+	    !same_num(a->tflops, b->tflops) || !same_num(a->cand_max, b->cand_max) ||
+	    !same_num(a->cand_mean, b->cand_mean) || !same_num(a->cand_stddev, b->cand_stddev) ||
+	    !same_num(a->cand_rsd, b->cand_rsd) || strcmp(a->bench_mode, b->bench_mode) ||
+	    strcmp(a->bench_stop, b->bench_stop) || a->hide_latency != b->hide_latency)
+		fail_msg("perf row %d: db_perf_stored differs from what was read back (row %d/%d, cand_ms %g/%g, "
+			 "cand_n %d/%d, mean %g/%g, mode '%s'/'%s', stop '%s'/'%s', hide %d/%d)", i, a->row, b->row,
+			 a->cand_ms, b->cand_ms, a->cand_n, b->cand_n, a->cand_mean, b->cand_mean, a->bench_mode,
+			 b->bench_mode, a->bench_stop, b->bench_stop, a->hide_latency, b->hide_latency);
+	if (!same_num(x->sm_mhz, y->sm_mhz) || !same_num(x->min_sm_mhz, y->min_sm_mhz) ||
+	    !same_num(x->mem_mhz, y->mem_mhz) || !same_num(x->max_sm_mhz, y->max_sm_mhz) ||
+	    !same_num(x->temp_c, y->temp_c) || !same_num(x->power_w, y->power_w) || x->reasons != y->reasons ||
+	    x->reasons_valid != y->reasons_valid || x->valid != y->valid)
+		fail_msg("perf row %d: db_perf_stored's clocks differ from what was read back (valid %d/%d, sm %g/%g, "
+			 "reasons %llu/%llu (%d/%d))", i, x->valid, y->valid, x->sm_mhz, y->sm_mhz, x->reasons, y->reasons,
+			 x->reasons_valid, y->reasons_valid);
+}
+
+/* db_perf_stored says what db_run_get will give back, for ordinary rows and odd ones alike. */
+static void test_stored_is_read_back(void **state)
+{
+	struct db_fixture *f = *state;
+	enum { N = 12 };
+	struct db_perf in[N];
+	struct db_run_detail d;
+	long long id;
+
+	timed_rows(in, 0, 4, 1.0, 1980, CLOCK_REASON_SW_THERMAL);
+	/* not timed: every figure "not available" */
+	memset(&in[4], 0, sizeof(in[4]));
+	in[4].row = 4;
+	in[4].cand_ms = in[4].cand_p20 = in[4].cand_p80 = in[4].cand_min = -1;
+	in[4].ref_ms = in[4].golden_ms = in[4].gbps = in[4].tflops = -1;
+	/* NaN and infinities, a negative count, no input size */
+	in[5] = timed_row(5, 2.0, 1755, 0);
+	in[5].input_size = NULL;
+	in[5].cand_p20 = NAN;
+	in[5].cand_p80 = INFINITY;
+	in[5].cand_min = -INFINITY;
+	in[5].cand_n = -3;
+	in[5].ref_ms = -0.0;
+	in[5].cand_max = NAN;
+	in[5].cand_stddev = -1;
+	in[5].clocks.temp_c = NAN;
+	in[5].clocks.power_w = INFINITY;
+	in[5].clocks.mem_mhz = -5;
+	in[5].clocks.valid = 7;
+	/* statistics without a mean, a mode that is not a word, a stop that is not one */
+	in[6] = timed_row(6, 3.0, 0, 0);
+	in[6].cand_mean = 0;
+	snprintf(in[6].bench_mode, sizeof(in[6].bench_mode), "wobbly");
+	/* a mode filled to the brim (no NUL), a hidden latency of 2 */
+	in[7] = timed_row(7, 3.5, 0, 0);
+	memcpy(in[7].bench_mode, "noisenoi", sizeof(in[7].bench_mode));
+	in[7].hide_latency = 2;
+	in[8] = timed_row(8, 4.0, 0, 0);
+	snprintf(in[8].bench_stop, sizeof(in[8].bench_stop), "later");
+	in[8].hide_latency = 1;
+	/* a stop without a mode; reasons without clock readings; clock readings without reasons */
+	in[9] = timed_row(9, 5.0, 1500, 7);
+	in[9].bench_mode[0] = '\0';
+	in[9].clocks.valid = 0;
+	in[10] = timed_row(10, 6.0, 1500, 7);
+	in[10].clocks.reasons_valid = 0;
+	in[10].clocks.valid = 1;
+	in[11] = timed_row(11, 7.0, 1500, ~0ULL);
+	in[11].cand_mean = INFINITY;
+	in[11].cand_rsd = NAN;
+	snprintf(in[11].bench_mode, sizeof(in[11].bench_mode), "noise");
+	snprintf(in[11].bench_stop, sizeof(in[11].bench_stop), "cap");
+
+	id = add_run(f->db, H200, V_PASS, 100, in, N);
+	assert_int_equal(db_run_get(f->db, id, &d), KBX_OK);
+	assert_int_equal(d.nperf, N);
+	for (int i = 0; i < N; i++) {
+		struct db_perf st;
+
+		db_perf_stored(&in[i], &st);
+		assert_ptr_equal(st.input_size, in[i].input_size);
+		assert_same_perf(&st, &d.perf[i], i);
+	}
+	db_run_detail_free(&d);
+}
+
+static void assert_same_vsbest(const struct vsbest *a, const struct vsbest *b)
+{
+	assert_int_equal(a->found, b->found);
+	assert_int_equal(a->best_id, b->best_id);
+	assert_true(a->best_at == b->best_at);
+	assert_int_equal(a->timed, b->timed);
+	assert_int_equal(a->shared, b->shared);
+	assert_int_equal(a->change, b->change);
+	assert_string_equal(a->why, b->why);
+	assert_int_equal(a->nrows, b->nrows);
+	for (int i = 0; i < a->nrows; i++) {
+		assert_int_equal(a->rows[i].row, b->rows[i].row);
+		assert_string_equal(a->rows[i].input_size ? a->rows[i].input_size : "<null>",
+				    b->rows[i].input_size ? b->rows[i].input_size : "<null>");
+		assert_true(a->rows[i].now_ms == b->rows[i].now_ms && a->rows[i].best_ms == b->rows[i].best_ms);
+		assert_int_equal(a->rows[i].change, b->rows[i].change);
+		assert_string_equal(a->rows[i].why, b->rows[i].why);
+	}
+}
+
+/* A run through the recorder, its events made from rows: the comparison the recorder makes from
+ * memory, and vsbest_find on the run read back. */
+static void record_and_compare(struct db *db, enum verdict v, const char *gpu, const struct db_perf *rows, int n,
+			       struct vsbest *mem, struct vsbest *read_back)
+{
+	struct perf_result *perf = xcalloc((size_t)n, sizeof(*perf));
+	struct run_summary sum;
+	struct recorder *rec;
+	struct run_events ev;
+
+	for (int i = 0; i < n; i++) {
+		const struct db_perf *p = &rows[i];
+		struct perf_result *q = &perf[i];
+
+		q->row = p->row;
+		q->input_size = (char *)p->input_size;
+		q->cand = (struct sample_stats){ .median = p->cand_ms, .p20 = p->cand_p20, .p80 = p->cand_p80,
+						 .min = p->cand_min, .max = p->cand_max, .mean = p->cand_mean,
+						 .stddev = p->cand_stddev, .n = p->cand_n };
+		q->golden_ms = q->bytes = q->flops = -1;
+		q->correct = 1;
+		q->cand_rsd = p->cand_rsd;
+		memcpy(q->bench_mode, p->bench_mode, sizeof(q->bench_mode));
+		memcpy(q->bench_stop, p->bench_stop, sizeof(q->bench_stop));
+		q->hide_latency = p->hide_latency;
+		q->clocks = p->clocks;
+	}
+	memset(&sum, 0, sizeof(sum));
+	sum.verdict = v;
+	sum.speedup_golden = sum.speedup_ref = -1;
+	sum.cand_ms_sum = 1;
+	snprintf(sum.gpu, sizeof(sum.gpu), "%s", gpu);
+	rec = recorder_new(db, TASK, "Activation", "// k", "k.cu", 1);
+	ev = recorder_events(rec);
+	for (int i = 0; i < n; i++)
+		ev.perf_row(ev.ctx, &perf[i]);
+	ev.done(ev.ctx, &sum);
+	assert_int_equal(recorder_status(rec), KBX_OK);
+	assert_int_equal(recorder_vs_best(rec, mem), KBX_OK);
+	memset(read_back, 0, sizeof(*read_back));
+	/* as the explorer did before: only a passing run is compared */
+	if (v == V_PASS)
+		find_for(db, recorder_run_id(rec), read_back);
+	recorder_free(rec);
+	free(perf);
+}
+
+/* The comparison from memory is the one made on the run read back, through every branch. */
+static void test_recorder_vs_best(void **state)
+{
+	struct db_fixture *f = *state;
+	struct vsbest mem, back;
+	struct db_perf p[6];
+
+	/* nothing earlier */
+	timed_rows(p, 0, 4, 1.0, 1980, 0);
+	record_and_compare(f->db, V_PASS, H200, p, 4, &mem, &back);
+	assert_int_equal(mem.found, 0);
+	assert_same_vsbest(&mem, &back);
+	vsbest_free(&mem);
+	vsbest_free(&back);
+
+	/* faster than it, on the same rows */
+	timed_rows(p, 0, 4, 0.8, 1980, 0);
+	record_and_compare(f->db, V_PASS, H200, p, 4, &mem, &back);
+	assert_int_equal(mem.found, 1);
+	assert_int_equal(mem.change, TC_FASTER);
+	assert_same_vsbest(&mem, &back);
+	vsbest_free(&mem);
+	vsbest_free(&back);
+
+	/* throttled, some rows without timing details or clocks, one with latency hidden, one
+	 * row not timed, an extra row: partly shared */
+	timed_rows(p, 0, 6, 0.81, 1500, CLOCK_REASON_SW_THERMAL);
+	p[1].bench_mode[0] = p[1].bench_stop[0] = '\0';
+	p[1].clocks.valid = 0;
+	p[2].hide_latency = 1;
+	p[3].cand_ms = -1;
+	p[3].cand_n = 0;
+	record_and_compare(f->db, V_PASS, H200, p, 6, &mem, &back);
+	assert_int_equal(mem.found, 1);
+	assert_same_vsbest(&mem, &back);
+	vsbest_free(&mem);
+	vsbest_free(&back);
+
+	/* another GPU: nothing to compare; a failing run: never compared */
+	timed_rows(p, 0, 4, 0.5, 1980, 0);
+	record_and_compare(f->db, V_PASS, A100, p, 4, &mem, &back);
+	assert_int_equal(mem.found, 0);
+	assert_same_vsbest(&mem, &back);
+	vsbest_free(&mem);
+	vsbest_free(&back);
+	record_and_compare(f->db, V_WRONG, H200, p, 4, &mem, &back);
+	assert_int_equal(mem.found, 0);
+	vsbest_free(&mem);
+	vsbest_free(&back);
+
+	/* an unwritten run compares with nothing */
+	assert_int_equal(recorder_vs_best(NULL, &mem), KBX_OK);
+	assert_int_equal(mem.found, 0);
+}
+
 /* --- the best attempt ---------------------------------------------------------------------- */
 
 static void test_no_earlier_run(void **state)
@@ -721,6 +940,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_recorder_keeps_clocks, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_stored_is_read_back, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recorder_vs_best, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_earlier_run, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_only_passing_same_gpu, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_two_earlier_runs, db_fixture_setup, db_fixture_teardown),

@@ -165,6 +165,44 @@ keys G
 expect "only the newest 500 runs are listed here: kbx history lists them all" "and says so at its end"
 keys Q
 
+# ---- a run against the best attempt: compared once it is recorded, from what was recorded -----
+rm -f "$tmp/history.db"*
+python3 - "$srcdir/tests/tui/quant_wrong.jsonl" "$tmp/events.jsonl" <<'PY'
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    ev = json.loads(line)
+    if ev.get("verdict") == "wrong":
+        ev["verdict"] = "pass"
+    if ev["ev"] == "done":
+        for row in range(2):
+            ms = 0.5 * (row + 1)
+            out.append(json.dumps({"ev": "perf", "row": row, "input_size": "[[%d]]" % (4096 << row),
+                "cand": {"median": ms, "p20": ms * 0.999, "p80": ms * 1.001, "min": ms * 0.99, "max": ms * 1.05,
+                         "mean": ms, "stddev": ms * 0.001, "n": 1000},
+                "ref": {"median": 1.0, "p20": 1.0, "p80": 1.0, "min": 1.0, "max": 1.0, "mean": 1.0, "stddev": 0, "n": 100},
+                "has_ref": True, "golden_ms": -1, "bytes": -1, "flops": -1, "gbps": -1, "tflops": -1, "correct": True,
+                "message": None, "bw_fraction": None, "flop_fraction": None,
+                "timing": {"mode": "fixed", "stop": "count", "rsd": 0.001, "hide_latency": False, "ref_is_cand": False}}))
+        ev["cand_ms_sum"] = 1.5
+    out.append(json.dumps(ev))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+start 120x40 "KBX_TUI_WORKER='$srcdir/tests/tui/fake_worker.sh' KBX_FAKE_EVENTS='$tmp/events.jsonl'"
+expect "Categories" "a session with replayed timed runs starts"
+search 'matmul_w8a8'
+keys Enter 1 r
+expect "verdict +pass" "a timed run passes" 30
+keys Enter
+expect "results . Quantization/matmul_w8a8" "its results"
+absent "vs best" "the first attempt has nothing to be compared with"
+keys q q r
+expect "history 2 runs" "a second run, timed the same, is recorded" 30
+keys Enter
+expect "vs best +SAME . run #1" "and is the SAME as run #1"
+keys Q
+expect "EXIT=0" "Q quits"
+
 # ---- themes: t is kept for the next start; NO_COLOR says why t does nothing; TERM=dumb -------
 rm -rf "$tmp/config/kbx"
 start 100x30
