@@ -1,5 +1,5 @@
 /*
- * The run engine. Its structure follows DESIGN.md "Running a candidate": see engine.h.
+ * The run engine: one run of a candidate against a task (engine.h has the contract).
  *
  * Two "programs" (candidate, reference) are compiled and bound to their launch lines. Each
  * problem (a case or a perf row) gets host inputs, and each program gets its own device

@@ -48,7 +48,7 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefine
 libs="$pkg_libs -lm -lpthread"
 
 # Everything the six parsers reach; the linker takes from the archive only what a target needs.
-sources="core/status.c core/util.c core/dtype.c core/expr.c core/launch.c core/task.c core/problem.c
+sources="core/status.c core/util.c core/dtype.c core/expr.c core/launch.c core/task.c core/taskini.c core/problem.c
 core/inputs.c core/result.c core/events.c core/compare.c core/stats.c core/cubin.c core/quant.c core/quantjson.c
 core/jsonget.c core/rules.c core/catalogue.c tui/theme.c"
 
