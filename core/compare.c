@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_int.h"
 #include "util.h"
 
 /*
@@ -14,216 +15,19 @@
  * of an element is a plain typed read, not a switch per element: this runs on outputs of
  * 100M elements. Coordinates of the worst elements are only worked out at the end, from their
  * flat index; tiles are walked as (row, tile column, element) so that no division happens per
- * element.
+ * element. What happens to one element (its class, errors, ULP distance, histogram bin, the worst
+ * list, the metric sums) is cmp_core.h, which the GPU comparison (gpucompare.h) compiles too.
  */
 
-struct worst_slot {
-	size_t idx;
-	int comp;
-	int cls;        /* 2: NaN/Inf mismatch, 1: anything else with a positive score */
-	double cand, ref, abs_err, rel_err, ulp, score;
-};
-
-struct cmp_state {
-	double rtol, atol;
-	enum dtype ulp_dt;
-	size_t mm, nan_mm, inf_mm;
-	size_t cand_nf, ref_nf;  /* one side non-finite, the other finite */
-	unsigned long long hist[CMP_HIST];
-	double max_abs, max_rel, max_ulp;
-	/* Sums over finite pairs, accumulated in blocks so that 100M small terms do not drown in
-	 * one large running total. */
-	double b_dot, b_cc, b_rr, b_l1n, b_l1d, b_se;
-	int b_n;
-	double dot, cc, rr, l1n, l1d, se;
-	size_t nfinite;
-	struct worst_slot worst[CMP_WORST];
-	int nworst;
-	double worst_floor;     /* score of the last slot once all are taken */
-};
-
-#define CMP_BLOCK 4096
-
-static void flush_block(struct cmp_state *s)
-{
-	s->dot += s->b_dot;
-	s->cc += s->b_cc;
-	s->rr += s->b_rr;
-	s->l1n += s->b_l1n;
-	s->l1d += s->b_l1d;
-	s->se += s->b_se;
-	s->b_dot = s->b_cc = s->b_rr = s->b_l1n = s->b_l1d = s->b_se = 0;
-	s->b_n = 0;
-}
-
-static inline void add_finite(struct cmp_state *s, double c, double r, double d)
-{
-	s->b_dot += c * r;
-	s->b_cc += c * c;
-	s->b_rr += r * r;
-	s->b_l1n += fabs(d);
-	s->b_l1d += fabs(r);
-	s->b_se += d * d;
-	s->nfinite++;
-	if (++s->b_n == CMP_BLOCK)
-		flush_block(s);
-}
-
-/* Ordering of candidates for the worst list: class, then score, then absolute error. */
-static int worse_than(int cls, double score, double abs_err, const struct worst_slot *w)
-{
-	if (cls != w->cls)
-		return cls > w->cls;
-	if (score != w->score)
-		return score > w->score;
-	return abs_err > w->abs_err;
-}
-
-static void worst_insert(struct cmp_state *s, int cls, size_t idx, int comp, double c, double r,
-			 double abs_err, double rel_err, double ulp, double score)
-{
-	int i;
-
-	if (s->nworst == CMP_WORST && !worse_than(cls, score, abs_err, &s->worst[CMP_WORST - 1]))
-		return;
-	i = s->nworst < CMP_WORST ? s->nworst++ : CMP_WORST - 1;
-	/* Equal keys keep the earlier element first: shift only past strictly smaller ones. */
-	while (i > 0 && worse_than(cls, score, abs_err, &s->worst[i - 1])) {
-		s->worst[i] = s->worst[i - 1];
-		i--;
-	}
-	s->worst[i] = (struct worst_slot){ idx, comp, cls, c, r, abs_err, rel_err, ulp, score };
-	if (s->nworst == CMP_WORST)
-		s->worst_floor = s->worst[CMP_WORST - 1].score;
-}
-
-static double nonfinite_pair(struct cmp_state *s, double c, double r, size_t idx, int comp)
-{
-	double abs_err;
-
-	if (isnan(c) || isnan(r)) {
-		if (isnan(c) && isnan(r)) {
-			s->hist[0]++;
-			return 0;
-		}
-		s->nan_mm++;
-		abs_err = NAN;
-	} else {
-		if (c == r) {
-			s->hist[0]++;
-			return 0;
-		}
-		s->inf_mm++;
-		abs_err = INFINITY;
-	}
-	if (isfinite(r))
-		s->cand_nf++;
-	else if (isfinite(c))
-		s->ref_nf++;
-	s->mm++;
-	s->hist[CMP_HIST - 1]++;
-	worst_insert(s, 2, idx, comp, c, r, abs_err, abs_err, dtype_ulp_distance(s->ulp_dt, c, r), INFINITY);
-	return INFINITY;
-}
-
-/* Histogram bin of a nonzero finite error a against tolerance tol (see CMP_HIST). */
-static inline int hist_bin(double a, double tol)
-{
-	static const double decade[13] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
-	int b = 1;
-
-	while (b < CMP_HIST - 2 && !(a < decade[b - 1] * tol))
-		b++;
-	return b;
-}
-
-/*
- * The hot path. Divisions are the expensive part, so the score (|err| / tol) and the relative
- * error are compared by multiplying first and only divided out when they may set a new maximum
- * or enter the worst list. *tmax is the running maximum score of the current tile.
- */
-static inline void visit_float(struct cmp_state *s, double c, double r, size_t idx, int comp, double *tmax,
-				double ulp)
-{
-	double d, a, ar, tol;
-
-	if (!isfinite(c) || !isfinite(r)) {
-		if (nonfinite_pair(s, c, r, idx, comp) > 0)
-			*tmax = INFINITY;
-		return;
-	}
-	d = c - r;
-	a = fabs(d);
-	ar = fabs(r);
-	add_finite(s, c, r, d);
-	if (a == 0) {
-		s->hist[0]++;
-		return;
-	}
-	tol = s->atol + s->rtol * ar;
-	s->hist[hist_bin(a, tol)]++;
-	if (!(a <= tol))
-		s->mm++;
-	if (ulp > s->max_ulp)
-		s->max_ulp = ulp;
-	if (a > s->max_abs)
-		s->max_abs = a;
-	/* NaN products (inf * 0) fall through to the exact computation */
-	if (!(a <= s->max_rel * ar)) {
-		double rel = ar > 0 ? a / ar : INFINITY;
-		if (rel > s->max_rel)
-			s->max_rel = rel;
-	}
-	if (!(a <= *tmax * tol)) {
-		double score = tol > 0 ? a / tol : INFINITY;
-		if (score > *tmax)
-			*tmax = score;
-	}
-	if (s->nworst < CMP_WORST || !(a < s->worst_floor * tol)) {
-		double score = tol > 0 ? a / tol : INFINITY;
-		if (!(score >= 0))      /* inf / inf at the very top of the double range */
-			score = INFINITY;
-		worst_insert(s, 1, idx, comp, c, r, a, ar > 0 ? a / ar : INFINITY, ulp, score);
-	}
-}
-
-/* Integers and bool must be equal; the values go through double only for the error figures. */
-static inline void visit_int(struct cmp_state *s, long long ci, long long ri, size_t idx, int comp, double *tmax)
-{
-	double c = (double)ci, r = (double)ri, a, ar, rel;
-
-	add_finite(s, c, r, c - r);
-	if (ci == ri) {
-		s->hist[0]++;
-		return;
-	}
-	s->mm++;
-	s->hist[CMP_HIST - 2]++;
-	*tmax = INFINITY;
-	a = fabs(c - r);
-	ar = fabs(r);
-	rel = ar > 0 ? a / ar : INFINITY;
-	if (a > s->max_abs)
-		s->max_abs = a;
-	if (rel > s->max_rel)
-		s->max_rel = rel;
-	worst_insert(s, 1, idx, comp, c, r, a, rel, 0, INFINITY);
-}
-
-/* How the flat buffer maps onto the tile map. */
-struct cmp_walk {
-	size_t rows;            /* product of all dims but the last */
-	long long h, w;         /* the last two dims (1 and n for 1-D, 1 and 1 for 0-d) */
-	long long tile_h, tile_w, tile_cols;
-	float *tiles;
-};
+CMP_STATIC_ASSERT(CMPC_WORST == CMP_WORST && CMPC_HIST == CMP_HIST && CMPC_TILES == CMP_TILES,
+		  "compare.h and cmp_core.h disagree");
 
 /*
  * A segment is one tile column of one row: segment g is row g / tile_cols, tile column
  * g % tile_cols. The loops walk segments [slo, shi) and keep the tile maxima in `tiles`.
  */
 #define CMP_LOOP(NAME, T, NC, VISIT) \
-	static void NAME(struct cmp_state *s, const T *cp, const T *rp, const struct cmp_walk *w, size_t slo, \
+	static void NAME(struct cmp_state *s, const T *cp, const T *rp, const struct cmp_geom *w, size_t slo, \
 			 size_t shi, float *tiles) \
 	{ \
 		size_t row = slo / (size_t)w->tile_cols; \
@@ -246,61 +50,16 @@ struct cmp_walk {
 		} \
 	}
 
-/*
- * ULP distances of finite pairs are read off the bit patterns in hand: the same ordered-key
- * distance as dtype_ulp_distance (the tests hold the two equal), without a call per element
- * that rounds both values back to their dtype first; through that call the comparison took
- * half as long again for f32 and twice as long for f16 and bf16.
- */
-static inline double key_dist(int64_t ka, int64_t kb)
-{
-	return (double)(ka >= kb ? (uint64_t)ka - (uint64_t)kb : (uint64_t)kb - (uint64_t)ka);
-}
-
-static inline int64_t key_of(uint64_t bits, uint64_t sign)
-{
-	return bits & sign ? -(int64_t)(bits & (sign - 1)) : (int64_t)bits;
-}
-
-static inline double ulp_f16bits(uint16_t a, uint16_t b)
-{
-	return key_dist(key_of(a, 0x8000), key_of(b, 0x8000));
-}
-
-static inline double ulp_f32(float a, float b)
-{
-	uint32_t ua, ub;
-
-	memcpy(&ua, &a, sizeof(ua));
-	memcpy(&ub, &b, sizeof(ub));
-	return key_dist(key_of(ua, 1ULL << 31), key_of(ub, 1ULL << 31));
-}
-
-static inline double ulp_f64(double a, double b)
-{
-	uint64_t ua, ub;
-
-	memcpy(&ua, &a, sizeof(ua));
-	memcpy(&ub, &b, sizeof(ub));
-	return key_dist(key_of(ua, 1ULL << 63), key_of(ub, 1ULL << 63));
-}
-
-#define VISIT_F32(s, c, r, e, k, tm) visit_float(s, c, r, e, k, tm, ulp_f32(c, r))
-#define VISIT_F64(s, c, r, e, k, tm) visit_float(s, c, r, e, k, tm, ulp_f64(c, r))
-#define VISIT_F16(s, c, r, e, k, tm) visit_float(s, f16_to_f32(c), f16_to_f32(r), e, k, tm, ulp_f16bits(c, r))
-#define VISIT_BF16(s, c, r, e, k, tm) visit_float(s, bf16_to_f32(c), bf16_to_f32(r), e, k, tm, ulp_f16bits(c, r))
-#define VISIT_INT(s, c, r, e, k, tm) visit_int(s, (long long)(c), (long long)(r), e, k, tm)
-
-CMP_LOOP(loop_f32, float, 1, VISIT_F32)
-CMP_LOOP(loop_f64, double, 1, VISIT_F64)
-CMP_LOOP(loop_f16, uint16_t, 1, VISIT_F16)
-CMP_LOOP(loop_bf16, uint16_t, 1, VISIT_BF16)
-CMP_LOOP(loop_c64, float, 2, VISIT_F32)
-CMP_LOOP(loop_i8, int8_t, 1, VISIT_INT)
-CMP_LOOP(loop_u8, uint8_t, 1, VISIT_INT)
-CMP_LOOP(loop_i16, int16_t, 1, VISIT_INT)
-CMP_LOOP(loop_i32, int32_t, 1, VISIT_INT)
-CMP_LOOP(loop_i64, int64_t, 1, VISIT_INT)
+CMP_LOOP(loop_f32, float, 1, CMP_VISIT_F32)
+CMP_LOOP(loop_f64, double, 1, CMP_VISIT_F64)
+CMP_LOOP(loop_f16, uint16_t, 1, CMP_VISIT_F16)
+CMP_LOOP(loop_bf16, uint16_t, 1, CMP_VISIT_BF16)
+CMP_LOOP(loop_c64, float, 2, CMP_VISIT_F32)
+CMP_LOOP(loop_i8, int8_t, 1, CMP_VISIT_INT)
+CMP_LOOP(loop_u8, uint8_t, 1, CMP_VISIT_INT)
+CMP_LOOP(loop_i16, int16_t, 1, CMP_VISIT_INT)
+CMP_LOOP(loop_i32, int32_t, 1, CMP_VISIT_INT)
+CMP_LOOP(loop_i64, int64_t, 1, CMP_VISIT_INT)
 
 void compare_tolerance(const struct tolerance *tol, enum dtype dt, double *rtol, double *atol)
 {
@@ -379,7 +138,7 @@ static void metrics(const struct cmp_state *s, struct cmp_result *out)
 	out->rmse = s->nfinite ? sqrt(s->se / (double)s->nfinite) : 0;
 }
 
-static void run_loop(enum dtype dt, struct cmp_state *s, const void *cand, const void *ref, const struct cmp_walk *w,
+static void run_loop(enum dtype dt, struct cmp_state *s, const void *cand, const void *ref, const struct cmp_geom *w,
 		     size_t slo, size_t shi, float *tiles)
 {
 	switch (dt) {
@@ -398,40 +157,7 @@ static void run_loop(enum dtype dt, struct cmp_state *s, const void *cand, const
 	case DT_I64: loop_i64(s, cand, ref, w, slo, shi, tiles); break;
 	case DT_COUNT: break;
 	}
-	flush_block(s);
-}
-
-/* Fold chunk state b into a (b covers later elements than a). */
-static void merge_state(struct cmp_state *a, const struct cmp_state *b)
-{
-	int i;
-
-	a->mm += b->mm;
-	a->nan_mm += b->nan_mm;
-	a->inf_mm += b->inf_mm;
-	a->cand_nf += b->cand_nf;
-	a->ref_nf += b->ref_nf;
-	for (i = 0; i < CMP_HIST; i++)
-		a->hist[i] += b->hist[i];
-	if (b->max_abs > a->max_abs)
-		a->max_abs = b->max_abs;
-	if (b->max_rel > a->max_rel)
-		a->max_rel = b->max_rel;
-	if (b->max_ulp > a->max_ulp)
-		a->max_ulp = b->max_ulp;
-	a->dot += b->dot;
-	a->cc += b->cc;
-	a->rr += b->rr;
-	a->l1n += b->l1n;
-	a->l1d += b->l1d;
-	a->se += b->se;
-	a->nfinite += b->nfinite;
-	/* In b's order after a's: equal keys keep the earlier element first, as one pass would. */
-	for (i = 0; i < b->nworst; i++) {
-		const struct worst_slot *w = &b->worst[i];
-
-		worst_insert(a, w->cls, w->idx, w->comp, w->cand, w->ref, w->abs_err, w->rel_err, w->ulp, w->score);
-	}
+	cmp_flush_block(s);
 }
 
 /*
@@ -445,7 +171,7 @@ static void merge_state(struct cmp_state *a, const struct cmp_state *b)
 struct chunk_job {
 	enum dtype dt;
 	const void *cand, *ref;
-	const struct cmp_walk *w;
+	const struct cmp_geom *w;
 	size_t segs, per;               /* segments in all, per chunk */
 	struct cmp_state *states;       /* one per chunk, zeroed, tolerances set */
 	float *tiles;                   /* the result's tile map: maxima merged under lock */
@@ -473,7 +199,7 @@ static void chunk_range(void *arg, size_t lo, size_t hi)
 }
 
 static void compare_walk(enum dtype dt, struct cmp_state *s, const void *cand, const void *ref,
-			 const struct cmp_walk *w)
+			 const struct cmp_geom *w, float *tiles)
 {
 	size_t segs = w->rows * (size_t)w->tile_cols, per, nchunks, c;
 	struct chunk_job j;
@@ -485,7 +211,7 @@ static void compare_walk(enum dtype dt, struct cmp_state *s, const void *cand, c
 		per = 1;
 	nchunks = (segs + per - 1) / per;
 	if (nchunks <= 1) {
-		run_loop(dt, s, cand, ref, w, 0, segs, w->tiles);
+		run_loop(dt, s, cand, ref, w, 0, segs, tiles);
 		return;
 	}
 	j.dt = dt;
@@ -494,77 +220,79 @@ static void compare_walk(enum dtype dt, struct cmp_state *s, const void *cand, c
 	j.w = w;
 	j.segs = segs;
 	j.per = per;
-	j.tiles = w->tiles;
+	j.tiles = tiles;
 	j.states = xcalloc(nchunks, sizeof(*j.states));
 	for (c = 0; c < nchunks; c++) {
 		j.states[c].rtol = s->rtol;
 		j.states[c].atol = s->atol;
-		j.states[c].ulp_dt = s->ulp_dt;
 	}
 	pthread_mutex_init(&j.lock, NULL);
 	parallel_for(nchunks, 1, chunk_range, &j);
 	pthread_mutex_destroy(&j.lock);
 	for (c = 0; c < nchunks; c++)
-		merge_state(s, &j.states[c]);
+		cmp_merge_state(s, &j.states[c]);
 	free(j.states);
 }
 
-void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
-		     const struct tolerance *tol, struct cmp_result *out)
+void compare_setup(enum dtype dt, const long long *shape, int ndim, const struct tolerance *tol,
+		   struct cmp_state *s, struct cmp_setup *su, struct cmp_result *out)
 {
-	static struct cmp_state zero_state;
-	struct cmp_state s = zero_state;
-	long long eff[CMP_MAX_DIMS];
-	struct cmp_walk w;
+	struct cmp_geom *w = &su->g;
 	size_t nelem = 1;
-	int nd, ncomp, i;
+	int i;
 
 	memset(out, 0, sizeof(*out));
-	nd = effective_shape(shape, ndim < 0 ? 0 : ndim, eff);
-	for (i = 0; i < nd; i++)
-		nelem *= (size_t)eff[i];
-	ncomp = dtype_components(dt);
+	memset(s, 0, sizeof(*s));
+	memset(su, 0, sizeof(*su));
+	su->nd = effective_shape(shape, ndim < 0 ? 0 : ndim, su->eff);
+	for (i = 0; i < su->nd; i++)
+		nelem *= (size_t)su->eff[i];
+	su->ncomp = dtype_components(dt);
+	compare_tolerance(tol, dt, &s->rtol, &s->atol);
 
-	compare_tolerance(tol, dt, &s.rtol, &s.atol);
-	s.ulp_dt = dt == DT_C64 ? DT_F32 : dt;
-
-	w.h = nd >= 2 ? eff[nd - 2] : 1;
-	w.w = nd >= 1 ? eff[nd - 1] : 1;
-	w.tiles = out->tiles;
+	w->n = nelem;
+	w->h = su->nd >= 2 ? su->eff[su->nd - 2] : 1;
+	w->w = su->nd >= 1 ? su->eff[su->nd - 1] : 1;
 	if (nelem == 0) {
-		w.rows = 0;
-		w.tile_h = w.tile_w = 1;
+		w->rows = 0;
+		w->tile_h = w->tile_w = 1;
 		out->tile_rows = out->tile_cols = 0;
 	} else {
-		w.rows = nelem / (size_t)w.w;
-		w.tile_h = ceil_div(w.h, CMP_TILES);
-		w.tile_w = ceil_div(w.w, CMP_TILES);
-		out->tile_rows = (int)ceil_div(w.h, w.tile_h);
-		out->tile_cols = (int)ceil_div(w.w, w.tile_w);
+		w->rows = nelem / (size_t)w->w;
+		w->tile_h = ceil_div(w->h, CMP_TILES);
+		w->tile_w = ceil_div(w->w, CMP_TILES);
+		out->tile_rows = (int)ceil_div(w->h, w->tile_h);
+		out->tile_cols = (int)ceil_div(w->w, w->tile_w);
 	}
-	w.tile_cols = out->tile_cols;
-	out->tile_h = w.tile_h;
-	out->tile_w = w.tile_w;
+	w->tile_cols = out->tile_cols;
+	out->tile_h = w->tile_h;
+	out->tile_w = w->tile_w;
+	out->rtol = s->rtol;
+	out->atol = s->atol;
+}
 
-	compare_walk(dt, &s, cand, ref, &w);
+void compare_finish(const struct cmp_state *s, const struct cmp_setup *su, const struct tolerance *tol,
+		    struct cmp_result *out)
+{
+	int i;
 
-	out->n = nelem * (size_t)ncomp;
-	out->mismatches = s.mm;
-	memcpy(out->hist, s.hist, sizeof(out->hist));
-	out->nan_mismatches = s.nan_mm;
-	out->inf_mismatches = s.inf_mm;
-	out->cand_nonfinite = s.cand_nf;
-	out->ref_nonfinite = s.ref_nf;
-	out->finite = s.nfinite;
-	out->max_abs = s.max_abs;
-	out->max_rel = s.max_rel;
-	out->max_ulp = s.max_ulp;
-	out->rtol = s.rtol;
-	out->atol = s.atol;
-	metrics(&s, out);
+	out->n = (size_t)su->g.n * (size_t)su->ncomp;
+	out->mismatches = s->mm;
+	memcpy(out->hist, s->hist, sizeof(out->hist));
+	out->nan_mismatches = s->nan_mm;
+	out->inf_mismatches = s->inf_mm;
+	out->cand_nonfinite = s->cand_nf;
+	out->ref_nonfinite = s->ref_nf;
+	out->finite = s->nfinite;
+	out->max_abs = s->max_abs;
+	out->max_rel = s->max_rel;
+	out->max_ulp = s->max_ulp;
+	out->rtol = s->rtol;
+	out->atol = s->atol;
+	metrics(s, out);
 
 	if (tol && tol->metric) {
-		out->pass = s.nan_mm == 0 && s.inf_mm == 0;
+		out->pass = s->nan_mm == 0 && s->inf_mm == 0;
 		if (tol->cosine_sim >= 0 && !(out->cosine >= tol->cosine_sim))
 			out->pass = 0;
 		if (tol->l1_relative >= 0 && !(out->l1_relative <= tol->l1_relative))
@@ -573,20 +301,20 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 		if (tol->rmse >= 0 && !(out->rmse <= tol->rmse * (tol->atol_scale > 0 ? tol->atol_scale : 1)))
 			out->pass = 0;
 	} else {
-		out->pass = s.mm == 0;
+		out->pass = s->mm == 0;
 	}
 
-	out->nworst = s.nworst;
-	for (i = 0; i < s.nworst; i++) {
-		const struct worst_slot *ws = &s.worst[i];
+	out->nworst = s->nworst;
+	for (i = 0; i < s->nworst; i++) {
+		const struct cmp_worst_slot *ws = &s->worst[i];
 		struct cmp_elem *el = &out->worst[i];
-		size_t rest = ws->idx;
+		size_t rest = (size_t)ws->idx;
 
-		for (int d = nd - 1; d >= 0; d--) {
-			el->coord[d] = (long long)(rest % (size_t)eff[d]);
-			rest /= (size_t)eff[d];
+		for (int d = su->nd - 1; d >= 0; d--) {
+			el->coord[d] = (long long)(rest % (size_t)su->eff[d]);
+			rest /= (size_t)su->eff[d];
 		}
-		el->ndim = nd;
+		el->ndim = su->nd;
 		el->component = ws->comp;
 		el->cand = ws->cand;
 		el->ref = ws->ref;
@@ -595,6 +323,17 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
 		el->ulp = ws->ulp;
 		el->score = ws->score;
 	}
+}
+
+void compare_buffers(enum dtype dt, const void *cand, const void *ref, const long long *shape, int ndim,
+		     const struct tolerance *tol, struct cmp_result *out)
+{
+	struct cmp_state s;
+	struct cmp_setup su;
+
+	compare_setup(dt, shape, ndim, tol, &s, &su, out);
+	compare_walk(dt, &s, cand, ref, &su.g, out->tiles);
+	compare_finish(&s, &su, tol, out);
 }
 
 void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size)

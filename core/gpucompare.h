@@ -1,0 +1,71 @@
+/*
+ * gpucompare.h - compare_buffers (compare.h) on the GPU: only the summaries cross to the host.
+ *
+ * At a perf row the outputs are hundreds of MB; copying them to the host to compare them there
+ * dominated verification. Here a kernel compares the two device buffers with the same
+ * per-element rules (cmp_core.h, compiled into the kernel from the same text) and each thread
+ * block writes one struct cmp_state record for its chunk (a few KB); the host folds the records
+ * in block order with cmp_merge_state and turns the result into the struct cmp_result that
+ * compare_buffers gives.
+ *
+ * What is the same as compare_buffers, exactly: the verdict, every count (mismatches, NaN/inf,
+ * finite pairs, the histogram), max abs / rel / ULP, the tile map and the worst elements (the
+ * worst order is total: cmp_core.h). What may differ: the metric sums (cosine, l1_relative,
+ * rmse) are added in another order (per thread, then a tree over the block, then the blocks),
+ * so they agree to rounding, about 1e-15 relative; a metric tolerance sitting exactly on the
+ * figure could in principle tip. Known limit shared with the host path: where two scores of
+ * one tile (or two relative errors) differ by less than one double ulp, the host's
+ * multiply-before-divide filter keeps whichever it met first, so the two paths may then differ
+ * in the last bit of that maximum.
+ *
+ * The decomposition depends on the element count only (GPUCOMPARE_THREADS threads a block, at
+ * most GPUCOMPARE_MAX_BLOCKS blocks), never on the device, so a result is the same on any GPU,
+ * and gpucompare_emulate reproduces it on the host bit for bit (the tests hold the three paths
+ * together without a GPU).
+ *
+ * Use: compile gpucompare_source() (no include path needed) for the device's sm_XY with
+ * nvrtc_compile, or through the engine's compile cache as devgen does, and gpucompare_open the
+ * image; or gpucompare_open_nvrtc, which compiles once per process and architecture.
+ */
+#ifndef KBX_GPUCOMPARE_H
+#define KBX_GPUCOMPARE_H
+
+#include "compare.h"
+#include "dtype.h"
+#include "gpu.h"
+#include "status.h"
+#include "task.h"
+
+#define GPUCOMPARE_THREADS 256
+#define GPUCOMPARE_MAX_BLOCKS 1024
+/* more dims than any task has; shapes beyond are refused */
+#define GPUCOMPARE_MAX_NDIM 64
+
+/* The CUDA source of the comparison kernel (entry point "kbx_gpucompare"). */
+const char *gpucompare_source(void);
+
+struct gpucompare;
+/* Load a compiled image of gpucompare_source(); *out is freed with gpucompare_close. */
+enum kbx_status gpucompare_open(struct gpu *g, const void *image, struct gpucompare **out);
+/* Compile with NVRTC for g's architecture (once per process and architecture), then open. */
+enum kbx_status gpucompare_open_nvrtc(struct gpu *g, struct gpucompare **out);
+void gpucompare_close(struct gpucompare *c);
+
+/* compare_buffers on device buffers cand and ref (prod(shape) elements of dt; ndim 0 is one
+ * element and shape may be NULL). Synchronises. Refuses, with kbx_error and out cleared, a bad
+ * dtype, ndim < 0 or > GPUCOMPARE_MAX_NDIM, a NULL shape with ndim > 0, a negative extent, a
+ * size that overflows, and a NULL buffer holding elements. */
+enum kbx_status gpucompare_buffers(struct gpucompare *c, enum dtype dt, gpu_ptr cand, gpu_ptr ref,
+				   const long long *shape, int ndim, const struct tolerance *tol,
+				   struct cmp_result *out);
+
+/* The kernel's decomposition run on the host (host buffers): the same records, folded the same
+ * way, so the same result as gpucompare_buffers bit for bit. Same argument checks. */
+enum kbx_status gpucompare_emulate(enum dtype dt, const void *cand, const void *ref, const long long *shape,
+				   int ndim, const struct tolerance *tol, struct cmp_result *out);
+
+/* How a buffer of n elements is split: elements per block (a multiple of GPUCOMPARE_THREADS)
+ * and the number of blocks (0 for n = 0). */
+void gpucompare_plan(unsigned long long n, unsigned long long *per_block, unsigned *blocks);
+
+#endif

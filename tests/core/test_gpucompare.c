@@ -1,0 +1,413 @@
+/*
+ * Tests for core/gpucompare.c: the comparison kernel compiles (NVRTC, no GPU needed) without a
+ * diagnostic; the host emulation of its block decomposition gives compare_buffers' result
+ * (every dtype, NaN/inf mixes, partial tiles, sizes off the block, empty, one element, folded
+ * dims); bad arguments are refused; and, where a CUDA device is present, the kernel gives the
+ * emulation's result bit for bit and compare_buffers' to the rounding of the metric sums.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/compare.h"
+#include "core/dtype.h"
+#include "core/gpu.h"
+#include "core/gpucompare.h"
+#include "core/nvrtc.h"
+
+static void compile(int arch, struct nvrtc_output *out)
+{
+	if (nvrtc_compile(gpucompare_source(), "kbx_gpucompare.cu", arch, NULL, NULL, out))
+		fail_msg("nvrtc_compile: %s", kbx_last_error());
+	if (!out->ok)
+		fail_msg("the comparison kernel does not compile for sm_%d:\n%s", arch, out->log ? out->log : "");
+	for (int i = 0; i < out->ndiags; i++)
+		fail_msg("sm_%d: %s line %d: %s", arch, out->diags[i].severity, out->diags[i].line, out->diags[i].message);
+}
+
+static void test_compiles(void **state)
+{
+	struct nvrtc_output out;
+
+	(void)state;
+	if (!nvrtc_built())
+		skip();
+	compile(90, &out);
+	assert_true(out.cubin_size > 0);
+	nvrtc_output_free(&out);
+}
+
+/* ---- buffers ------------------------------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static double urand(void)
+{
+	return (double)(rnd() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * A reference value and a candidate near it: mostly within tolerance, some exact, some far off,
+ * some NaN/inf on either side (mix selects how many), some equal scores (duplicated pairs).
+ */
+static void pair(int mix, double *c, double *r)
+{
+	double u = urand(), v = (urand() - 0.5) * 8;
+
+	*r = v;
+	if (u < 0.2)
+		*c = v;
+	else if (u < 0.8)
+		*c = v + (urand() - 0.5) * 1e-5;
+	else if (u < 0.95)
+		*c = v * (1 + (urand() - 0.5) * 0.1);
+	else
+		*c = v + 3;
+	if (mix && urand() < 0.02 * mix) {
+		static const double special[] = { NAN, INFINITY, -INFINITY, 0.0, 1.0 };
+		double sc = special[rnd() % 5], sr = special[rnd() % 5];
+
+		switch (rnd() % 3) {
+		case 0: *c = sc; break;
+		case 1: *r = sr; break;
+		default: *c = sc; *r = sr; break;
+		}
+	}
+}
+
+static void fill(enum dtype dt, void *cand, void *ref, size_t n, int mix, int dup)
+{
+	int comps = dtype_components(dt);
+
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < comps; k++) {
+			double c, r;
+
+			if (dup && i >= 7 && rnd() % 4 == 0) {
+				/* the same pair as element i - 7: equal keys, index order decides */
+				c = dtype_get(dt, cand, i - 7, k);
+				r = dtype_get(dt, ref, i - 7, k);
+			} else {
+				pair(mix, &c, &r);
+			}
+			if (!dtype_is_float(dt)) {
+				if (!isfinite(c))
+					c = 0;
+				if (!isfinite(r))
+					r = 0;
+				c = floor(c * 16);
+				r = floor(r * 16);
+				if (dt == DT_BOOL || dt == DT_U8) {
+					c = fabs(c);
+					r = fabs(r);
+				}
+				if (dt == DT_BOOL && rnd() % 3) {
+					c = r = (double)(rnd() % 2);
+					if (rnd() % 50 == 0)
+						c = 0xA5;       /* a byte the kernel never wrote */
+				}
+			}
+			dtype_set(dt, cand, i, k, c);
+			dtype_set(dt, ref, i, k, r);
+		}
+	}
+}
+
+/* ---- comparing two results ------------------------------------------------------------------ */
+
+static int same_double(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+static void near(const char *what, double a, double b)
+{
+	if (same_double(a, b))
+		return;
+	if (!(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b))))
+		fail_msg("%s: %.17g against %.17g", what, a, b);
+}
+
+/* exact: 1 for every figure bit for bit, 0 for the metric sums within 1e-12 relative */
+static void same_result(const struct cmp_result *a, const struct cmp_result *b, int exact, const char *ctx)
+{
+	int i;
+
+	if (a->n != b->n || a->mismatches != b->mismatches || a->nan_mismatches != b->nan_mismatches ||
+	    a->inf_mismatches != b->inf_mismatches || a->cand_nonfinite != b->cand_nonfinite ||
+	    a->ref_nonfinite != b->ref_nonfinite || a->finite != b->finite || a->pass != b->pass)
+		fail_msg("%s: counts differ: n %zu/%zu mm %zu/%zu nan %zu/%zu inf %zu/%zu cnf %zu/%zu rnf %zu/%zu "
+			 "finite %zu/%zu pass %d/%d", ctx, a->n, b->n, a->mismatches, b->mismatches, a->nan_mismatches,
+			 b->nan_mismatches, a->inf_mismatches, b->inf_mismatches, a->cand_nonfinite, b->cand_nonfinite,
+			 a->ref_nonfinite, b->ref_nonfinite, a->finite, b->finite, a->pass, b->pass);
+	if (!same_double(a->max_abs, b->max_abs) || !same_double(a->max_rel, b->max_rel) ||
+	    !same_double(a->max_ulp, b->max_ulp) || a->rtol != b->rtol || a->atol != b->atol)
+		fail_msg("%s: maxima differ: abs %.17g/%.17g rel %.17g/%.17g ulp %.17g/%.17g", ctx, a->max_abs, b->max_abs,
+			 a->max_rel, b->max_rel, a->max_ulp, b->max_ulp);
+	if (memcmp(a->hist, b->hist, sizeof(a->hist)))
+		fail_msg("%s: histograms differ", ctx);
+	if (exact) {
+		if (!same_double(a->cosine, b->cosine) || !same_double(a->l1_relative, b->l1_relative) ||
+		    !same_double(a->rmse, b->rmse))
+			fail_msg("%s: metrics differ: cos %.17g/%.17g l1 %.17g/%.17g rmse %.17g/%.17g", ctx, a->cosine,
+				 b->cosine, a->l1_relative, b->l1_relative, a->rmse, b->rmse);
+	} else {
+		near("cosine", a->cosine, b->cosine);
+		near("l1_relative", a->l1_relative, b->l1_relative);
+		near("rmse", a->rmse, b->rmse);
+	}
+	if (a->tile_rows != b->tile_rows || a->tile_cols != b->tile_cols || a->tile_h != b->tile_h ||
+	    a->tile_w != b->tile_w || memcmp(a->tiles, b->tiles, sizeof(a->tiles)))
+		fail_msg("%s: tile maps differ", ctx);
+	if (a->nworst != b->nworst)
+		fail_msg("%s: %d worst elements against %d", ctx, a->nworst, b->nworst);
+	for (i = 0; i < a->nworst; i++) {
+		const struct cmp_elem *x = &a->worst[i], *y = &b->worst[i];
+
+		if (x->ndim != y->ndim || memcmp(x->coord, y->coord, sizeof(x->coord)) || x->component != y->component ||
+		    !same_double(x->cand, y->cand) || !same_double(x->ref, y->ref) || !same_double(x->abs_err, y->abs_err) ||
+		    !same_double(x->rel_err, y->rel_err) || !same_double(x->ulp, y->ulp) || !same_double(x->score, y->score))
+			fail_msg("%s: worst element %d differs (coord[0] %lld/%lld, score %g/%g)", ctx, i, x->coord[0],
+				 y->coord[0], x->score, y->score);
+	}
+}
+
+/* ---- the emulation against compare_buffers ---------------------------------------------------- */
+
+static const enum dtype all_dtypes[] = { DT_F32, DT_F64, DT_F16, DT_BF16, DT_C64, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64,
+					 DT_BOOL };
+
+struct shape_case {
+	int ndim;
+	long long dims[10];
+};
+
+static const struct shape_case shapes[] = {
+	{ 0, { 0 } },                   /* 0-d: one element */
+	{ 1, { 1 } },
+	{ 1, { 0 } },                   /* empty */
+	{ 2, { 3, 0 } },
+	{ 1, { 255 } },
+	{ 1, { 4097 } },                /* one element past 16 per thread */
+	{ 1, { 100003 } },
+	{ 2, { 33, 33 } },              /* partial tiles both ways */
+	{ 2, { 1, 5000 } },
+	{ 2, { 5000, 1 } },             /* a wrap on every step */
+	{ 2, { 70, 1000 } },
+	{ 3, { 3, 65, 31 } },           /* a leading dim: max over the planes */
+	{ 4, { 2, 3, 97, 129 } },
+	{ 10, { 2, 1, 2, 1, 2, 3, 5, 7, 11, 13 } },     /* folded past CMP_MAX_DIMS */
+	{ 2, { 1031, 1031 } },          /* more than one chunk on the host, many blocks */
+};
+
+static size_t numel(const struct shape_case *s)
+{
+	size_t n = 1;
+
+	for (int i = 0; i < s->ndim; i++)
+		n *= (size_t)s->dims[i];
+	return n;
+}
+
+static void test_emulation_matches_host(void **state)
+{
+	struct tolerance metric;
+	int count = 0;
+
+	(void)state;
+	memset(&metric, 0, sizeof(metric));
+	metric.rtol = metric.atol = -1;
+	metric.metric = 1;
+	metric.cosine_sim = 0.99;
+	metric.l1_relative = 0.05;
+	metric.rmse = -1;
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+		for (size_t di = 0; di < sizeof(all_dtypes) / sizeof(all_dtypes[0]); di++) {
+			for (int mix = 0; mix < 3; mix++) {
+				enum dtype dt = all_dtypes[di];
+				size_t n = numel(&shapes[si]), bytes = (n ? n : 1) * dtype_size(dt);
+				void *c = malloc(bytes), *r = malloc(bytes);
+				struct cmp_result *host = malloc(sizeof(*host)), *emu = malloc(sizeof(*emu));
+				char ctx[128];
+
+				assert_non_null(c);
+				assert_non_null(r);
+				assert_non_null(host);
+				assert_non_null(emu);
+				fill(dt, c, r, n, mix, mix == 2);
+				snprintf(ctx, sizeof(ctx), "%s shape %zu mix %d", dtype_name(dt), si, mix);
+				compare_buffers(dt, c, r, shapes[si].dims, shapes[si].ndim, mix == 1 ? &metric : NULL, host);
+				assert_int_equal(gpucompare_emulate(dt, c, r, shapes[si].dims, shapes[si].ndim,
+								    mix == 1 ? &metric : NULL, emu), KBX_OK);
+				same_result(host, emu, 0, ctx);
+				/* the mixes must reach what they are for */
+				if (mix && n > 1000 && dtype_is_float(dt))
+					assert_true(host->nan_mismatches + host->inf_mismatches > 0);
+				if (n > 1000 && dt != DT_BOOL && host->nworst != CMP_WORST)
+					fail_msg("%s: %d worst elements, want a full list", ctx, host->nworst);
+				free(c);
+				free(r);
+				free(host);
+				free(emu);
+				count++;
+			}
+		}
+	}
+	print_message("emulation and compare_buffers agree on %d buffers\n", count);
+}
+
+/* Every element the same error: the worst list is decided by index alone, on both paths. */
+static void test_equal_scores(void **state)
+{
+	const size_t n = 300000;
+	float *c = malloc(n * sizeof(float)), *r = malloc(n * sizeof(float));
+	struct cmp_result *host = malloc(sizeof(*host)), *emu = malloc(sizeof(*emu));
+	long long shape[1] = { (long long)n };
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(r);
+	assert_non_null(host);
+	assert_non_null(emu);
+	for (size_t i = 0; i < n; i++) {
+		r[i] = 1.0f;
+		c[i] = i % 1000 == 999 ? NAN : 1.5f;
+	}
+	compare_buffers(DT_F32, c, r, shape, 1, NULL, host);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, shape, 1, NULL, emu), KBX_OK);
+	same_result(host, emu, 0, "equal scores");
+	/* the NaN mismatches first, in index order, then the rest */
+	assert_int_equal(host->nworst, CMP_WORST);
+	for (int i = 0; i < CMP_WORST; i++)
+		assert_int_equal(host->worst[i].coord[0], 999 + 1000 * i);
+	free(c);
+	free(r);
+	free(host);
+	free(emu);
+}
+
+static void test_refuses_bad_arguments(void **state)
+{
+	float c[4] = { 0 }, r[4] = { 0 };
+	long long shape[2] = { 2, 2 }, neg[2] = { 2, -2 }, huge[3] = { 1LL << 40, 1LL << 40, 1LL << 40 };
+	struct cmp_result out;
+
+	(void)state;
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(gpucompare_emulate(DT_COUNT, c, r, shape, 2, NULL, &out), KBX_EINVAL);
+	assert_int_equal(out.n, 0);
+	assert_non_null(strstr(kbx_last_error(), "dtype"));
+	assert_int_equal(gpucompare_emulate((enum dtype)-3, c, r, shape, 2, NULL, &out), KBX_EINVAL);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, shape, -1, NULL, &out), KBX_EINVAL);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, shape, GPUCOMPARE_MAX_NDIM + 1, NULL, &out), KBX_EINVAL);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, NULL, 2, NULL, &out), KBX_EINVAL);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, neg, 2, NULL, &out), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "-2"));
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, huge, 3, NULL, &out), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "overflow"));
+	assert_int_equal(gpucompare_emulate(DT_F32, NULL, r, shape, 2, NULL, &out), KBX_EINVAL);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, NULL, shape, 2, NULL, &out), KBX_EINVAL);
+	/* no elements: no buffers needed */
+	shape[1] = 0;
+	assert_int_equal(gpucompare_emulate(DT_F32, NULL, NULL, shape, 2, NULL, &out), KBX_OK);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(gpucompare_emulate(DT_F32, c, r, NULL, 0, NULL, &out), KBX_OK);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(gpucompare_buffers(NULL, DT_F32, 1, 1, shape, 2, NULL, &out), KBX_EINVAL);
+}
+
+/* ---- on a GPU ------------------------------------------------------------------------------ */
+
+static void test_gpu_matches_host(void **state)
+{
+	struct gpucompare *gc = NULL;
+	struct gpu *g = NULL;
+	struct tolerance metric;
+	int count = 0;
+
+	(void)state;
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	if (gpucompare_open_nvrtc(g, &gc))
+		fail_msg("gpucompare_open_nvrtc: %s", kbx_last_error());
+	memset(&metric, 0, sizeof(metric));
+	metric.rtol = metric.atol = -1;
+	metric.metric = 1;
+	metric.cosine_sim = 0.99;
+	metric.l1_relative = 0.05;
+	metric.rmse = -1;
+	rng_state = 0x123456789abcdefULL;
+	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+		for (size_t di = 0; di < sizeof(all_dtypes) / sizeof(all_dtypes[0]); di++) {
+			for (int mix = 0; mix < 3; mix++) {
+				enum dtype dt = all_dtypes[di];
+				size_t n = numel(&shapes[si]), bytes = (n ? n : 1) * dtype_size(dt);
+				void *c = malloc(bytes), *r = malloc(bytes);
+				struct cmp_result *host = malloc(sizeof(*host)), *emu = malloc(sizeof(*emu)),
+						  *dev = malloc(sizeof(*dev));
+				const struct tolerance *tol = mix == 1 ? &metric : NULL;
+				gpu_ptr dc, dr;
+				char ctx[128];
+
+				assert_non_null(c);
+				assert_non_null(r);
+				assert_non_null(host);
+				assert_non_null(emu);
+				assert_non_null(dev);
+				fill(dt, c, r, n, mix, mix == 2);
+				assert_int_equal(gpu_alloc(g, bytes, &dc), KBX_OK);
+				assert_int_equal(gpu_alloc(g, bytes, &dr), KBX_OK);
+				assert_int_equal(gpu_upload(g, dc, c, bytes), KBX_OK);
+				assert_int_equal(gpu_upload(g, dr, r, bytes), KBX_OK);
+				snprintf(ctx, sizeof(ctx), "GPU %s shape %zu mix %d", dtype_name(dt), si, mix);
+				if (gpucompare_buffers(gc, dt, dc, dr, shapes[si].dims, shapes[si].ndim, tol, dev))
+					fail_msg("%s: %s", ctx, kbx_last_error());
+				compare_buffers(dt, c, r, shapes[si].dims, shapes[si].ndim, tol, host);
+				assert_int_equal(gpucompare_emulate(dt, c, r, shapes[si].dims, shapes[si].ndim, tol, emu),
+						 KBX_OK);
+				same_result(emu, dev, 1, ctx);
+				same_result(host, dev, 0, ctx);
+				gpu_free(g, dc);
+				gpu_free(g, dr);
+				free(c);
+				free(r);
+				free(host);
+				free(emu);
+				free(dev);
+				count++;
+			}
+		}
+	}
+	print_message("GPU, emulation and compare_buffers agree on %d buffers\n", count);
+	gpucompare_close(gc);
+	gpu_close(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compiles),
+		cmocka_unit_test(test_emulation_matches_host),
+		cmocka_unit_test(test_equal_scores),
+		cmocka_unit_test(test_refuses_bad_arguments),
+		cmocka_unit_test(test_gpu_matches_host),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
