@@ -111,7 +111,15 @@ struct history_loader {
 	char err[256];
 	char damaged[256];              /* the integrity check's finding, "" when it passed */
 	atomic_int wake_fd;
+	int threaded;                   /* th runs loader_main (else it ran inline) */
+	atomic_int state;               /* LOADER_*: who frees it */
 };
+
+/* A loader belongs to the session until session_stop_loader leaves it running (ORPHAN): then
+ * whichever of the two comes second (the thread finishing, the session leaving) frees it. */
+enum { LOADER_OWNED, LOADER_FINISHED, LOADER_ORPHAN };
+
+static void loader_free(struct history_loader *L);
 
 static void *loader_main(void *arg)
 {
@@ -156,6 +164,8 @@ static void *loader_main(void *arg)
 			(void)r;
 		}
 	}
+	if (atomic_exchange(&L->state, LOADER_FINISHED) == LOADER_ORPHAN)
+		loader_free(L);  /* left running by session_stop_loader: the thread is the last user */
 	return NULL;
 }
 
@@ -190,6 +200,7 @@ void session_reload(struct tui *t)
 	for (int i = 0; i < L->ncats; i++)
 		L->cats[i] = xstrdup(t->model.cats[i].name);
 	atomic_init(&L->wake_fd, t->wake_fd);
+	atomic_init(&L->state, LOADER_OWNED);
 	/* signals are the event loop's */
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
@@ -202,6 +213,7 @@ void session_reload(struct tui *t)
 		return;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	L->threaded = 1;
 	t->loader = L;
 }
 
@@ -212,7 +224,8 @@ int session_poll(struct tui *t)
 
 	if (!L || !atomic_load(&L->done))
 		return scanned;
-	pthread_join(L->th, NULL);
+	if (L->threaded)
+		pthread_join(L->th, NULL);
 	t->history_damaged = *L->damaged || *L->err;
 	if (*L->err) {
 		snprintf(t->history_note, sizeof(t->history_note), "%s%s%s", L->err, *L->damaged ? "; " : "", L->damaged);
@@ -246,15 +259,22 @@ int session_stop_loader(struct tui *t, int wait)
 
 	if (!t->loader)
 		return 0;
-	if (wait || atomic_load(&t->loader->done)) {
+	if (!t->loader->threaded) {
+		loader_free(t->loader);
+	} else if (wait) {
 		pthread_join(t->loader->th, NULL);
 		loader_free(t->loader);
 	} else {
-		/* it reads only its own copies: let it finish and go with the process; it may still
-		 * write to the wake-up pipe, which the caller must therefore keep open */
+		/* it reads only its own copies: let it finish on its own (it frees itself then); it may
+		 * still write to the wake-up pipe, which the caller must therefore keep open */
 		atomic_store(&t->loader->wake_fd, -1);
-		pthread_detach(t->loader->th);
-		detached = 1;
+		if (atomic_exchange(&t->loader->state, LOADER_ORPHAN) == LOADER_FINISHED) {
+			pthread_join(t->loader->th, NULL);
+			loader_free(t->loader);
+		} else {
+			pthread_detach(t->loader->th);
+			detached = 1;
+		}
 	}
 	t->loader = NULL;
 	return detached;
