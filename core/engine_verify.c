@@ -458,6 +458,10 @@ static enum kbx_status judge_against_exact(struct run *r, const struct case_ctx 
 				   ex.l1_relative, ex.rmse, rx.pass ? "" : "; the reference itself is that far from it: "
 				   "cosine, l1_relative and rmse no worse than the reference's");
 			*cmp = ex;
+		} else {
+			engine_log(r, "output '%s' misses the metric thresholds against the exact result '%s' too (cosine "
+				   "%.4g, l1_relative %.3g, rmse %.3g; the reference's own: %.4g, %.3g, %.3g)", b->arg->name, name,
+				   ex.cosine, ex.l1_relative, ex.rmse, rx.cosine, rx.l1_relative, rx.rmse);
 		}
 	}
 	free(exact);
