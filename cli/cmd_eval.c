@@ -44,6 +44,7 @@ static const char eval_usage[] =
 	"  --sanitize auto    racecheck and initcheck on each item's smallest case first (CUDA items,\n"
 	"                     when compute-sanitizer is installed): findings make the item wrong\n"
 	"  --python PATH      the interpreter for Python items (default $KBX_PYTHON, else python3)\n"
+	"  --compare host|gpu where perf rows compare outputs: host (default) or gpu (on the device)\n"
 	"\n";
 
 struct eval_ctx {
@@ -273,7 +274,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
 		{ "sanitize", required_argument, NULL, 'Z' },
-		{ "python", required_argument, NULL, 'Y' },
+		{ "python", required_argument, NULL, 'Y' }, { "compare", required_argument, NULL, 'K' },
 		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct eval_ctx ctx;
@@ -304,6 +305,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			req.sanitize = "auto";
 			break;
 		case 'Y': req.python_exe = optarg; break;
+		case 'K': req.compare_gpu = cli_compare(optarg, &bad); break;
 		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))

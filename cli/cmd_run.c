@@ -61,6 +61,9 @@ static const char run_usage[] =
 	"                         in DIR/kbx-launch.txt)\n"
 	"  --python PATH          the interpreter for a Python candidate (default $KBX_PYTHON, else\n"
 	"                         the one found at configure time, else python3 on $PATH)\n"
+	"  --compare host|gpu     where perf rows compare the outputs with the reference's: host\n"
+	"                         (the default) or gpu, on the device, copying them to the host\n"
+	"                         only to describe a failing output (not yet the default)\n"
 	"  -v, --verbose          every case's details, also when it passes\n"
 	"\n";
 
@@ -95,7 +98,8 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "no-derived", no_argument, NULL, 'N' }, { "fuzz", required_argument, NULL, 'F' },
 		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ "triton", required_argument, NULL, 'T' }, { "launch", required_argument, NULL, 'l' },
-		{ "python", required_argument, NULL, 'Y' }, { NULL, 0, NULL, 0 }
+		{ "python", required_argument, NULL, 'Y' }, { "compare", required_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
 	struct text_printer tp = { 0 };
@@ -135,6 +139,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'T': triton = optarg; break;
 		case 'l': launch = optarg; break;
 		case 'Y': req.python_exe = optarg; break;
+		case 'K': req.compare_gpu = cli_compare(optarg, &bad); break;
 		case 'h': fputs(run_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
 			if (cli_timing_option(opt, optarg, &req.bench, &bad))

@@ -88,6 +88,17 @@ int cli_count(const char *s, const char *what, int *bad)
 	return *bad ? 0 : (int)v;
 }
 
+int cli_compare(const char *s, int *bad)
+{
+	if (!strcmp(s, "gpu"))
+		return 1;
+	if (strcmp(s, "host")) {
+		cli_fail(2, "--compare expects host or gpu, not '%s'", s);
+		*bad = 1;
+	}
+	return 0;
+}
+
 int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *bad)
 {
 	int m;

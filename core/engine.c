@@ -16,6 +16,7 @@
 #include "abi.h"
 #include "derive.h"
 #include "devgen.h"
+#include "gpucompare.h"
 #include "nvml.h"
 #include "triton.h"
 
@@ -508,6 +509,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 		*sticky = r.sticky;
 	nvml_close(r.nvml);
 	devgen_close(r.devgen);
+	gpucompare_close(r.gcmp);
 	if (r.gpu)
 		gpu_close(r.gpu);
 	return st;

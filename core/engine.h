@@ -58,6 +58,9 @@ struct engine_options {
 	const struct host_candidate *host; /* the candidate runs in a host (Python), not NVRTC */
 	const struct calibration *calib; /* this GPU's stored calibration for the timing ceilings
 	                               * (ceiling.h), or NULL: the datasheet figures alone */
+	int compare_gpu;              /* --compare gpu: perf rows compare the outputs on the device
+				       * (gpucompare.h; gpucompare_route says which), copying them to
+				       * the host only for a failing output's message; 0: on the host */
 };
 
 /*

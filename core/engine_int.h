@@ -17,6 +17,7 @@
 #define KBX_ENGINE_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ceiling.h"
 #include "compare.h"
@@ -30,6 +31,7 @@
 #include "util.h"
 
 struct devgen;
+struct gpucompare;
 struct nvml;
 
 struct program {
@@ -86,6 +88,13 @@ struct run {
 	struct cubin_global *globals; /* the candidate image's mutable device globals (cubin.h) */
 	int nglobals;
 	int *global_lines;          /* where the source names each one, 0 when it does not */
+	struct gpucompare *gcmp;    /* the comparison kernel (--compare gpu), once loaded */
+	int gcmp_state;             /* 0: not tried, 1: loaded, -1: not usable (perf rows compare
+				     * on the host from then on) */
+	int gcmp_said;              /* the log line on where perf rows compare was written */
+	double gcmp_saved;          /* output bytes not copied to the host thanks to it (this row) */
+	double gcmp_s;              /* seconds in its comparisons and digests (this row) */
+	int gcmp_host;              /* problems it sent to the host: an output failed (this row) */
 };
 
 /* One problem (a case or a perf row) in flight: its inputs, the reference's outputs, and the
@@ -97,6 +106,9 @@ struct case_ctx {
 	void **ref_out;     /* reference outputs */
 	struct dev_set rs, cs;
 	char dev_key[48];   /* perf rows: the key name of the inputs drawn on the GPU; "" for none */
+	int gpu_cmp;        /* compare on the GPU (engine_gpu_compare): ref_out is fetched only when
+			     * the host path needs it */
+	int gpu_judged;     /* the last engine_judge_candidate decided on the GPU: no host copies */
 };
 
 /* engine.c: events of the run (events.h), and its end */
@@ -149,6 +161,9 @@ enum kbx_status engine_check_determinism(struct run *r, struct case_ctx *c, void
 enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret);
 int engine_is_property(const struct task *t);
+int engine_gpu_compare(struct run *r);
+enum kbx_status engine_outputs_digest(struct run *r, const struct case_ctx *c, uint64_t *out);
+uint64_t engine_host_digest(const struct problem *pb, void *const *out);
 enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr);
 
 /* engine_cases.c: cases, fuzzing, export */

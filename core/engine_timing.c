@@ -252,31 +252,6 @@ static enum kbx_status time_program(struct run *r, const struct program *p, stru
 	return st;
 }
 
-/* A digest of a problem's out/inout buffers (host copies), eight bytes at a time: enough to tell
- * whether the candidate's outputs after timing are the ones it gave on the inputs before. */
-static uint64_t outputs_digest(const struct problem *pb, void *const *out)
-{
-	uint64_t h = HASH64_INIT;
-	int i;
-
-	for (i = 0; i < pb->nbufs; i++) {
-		const unsigned char *p = out[i];
-		size_t n = pb->bufs[i].bytes, j;
-
-		if (pb->bufs[i].arg->dir == ARG_IN || !p)
-			continue;
-		for (j = 0; j + 8 <= n; j += 8) {
-			uint64_t w;
-
-			memcpy(&w, p + j, 8);
-			h = (h ^ w) * 0x100000001b3ULL;
-			h ^= h >> 29;
-		}
-		h = hash64(p + j, n - j, h);
-	}
-	return h;
-}
-
 /* The largest |err| / bound over the outputs that failed their comparison: inf for NaN or Inf
  * where the reference has none, and so for elements left unwritten (poison). */
 static double worst_score(const struct case_result *cr)
@@ -355,7 +330,9 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 		st = engine_set_prepare(r, &c->rs, c, &r->ref, 0);
 	if (!st && (st = engine_run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why))))
 		st = kbx_error(st, "the reference failed on %s: %s", label, why);
-	if (!st)
+	/* compared on the GPU: the reference's outputs come to the host only if the host path runs */
+	c->gpu_cmp = c->gpu_cmp && engine_gpu_compare(r);
+	if (!st && !c->gpu_cmp)
 		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
 	if (!st)
 		st = engine_judge_candidate(r, c, label, &cr, &first);
@@ -363,17 +340,25 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 		goto out;
 	pr->correct = 0;
 	worst = worst_score(&cr);
-	if (cr.verdict != V_WRONG || worst > GROSS_SCORE || cr.oob_arg[0] || cr.modified_arg[0])
+	if (cr.verdict != V_WRONG || worst > GROSS_SCORE || cr.oob_arg[0] || cr.modified_arg[0]) {
 		suspect = "";
-	else if (outputs_digest(&c->pb, first) == before)
-		suspect = "its outputs are the ones it gave on the inputs before timing: ";
-	else {
-		/* once more on the same inputs: a replayed result does not come out the same twice */
-		st = engine_judge_candidate(r, c, label, &again, &second);
-		if (st)
+	} else {
+		/* judged on the GPU with every output right (wrong for a device global's state): the
+		 * host copies the evidence below reads */
+		if (!first && (st = engine_fetch_outputs(r, &c->cs, &c->pb, &first)))
 			goto out;
-		if (!same_outputs(&c->pb, first, second))
-			suspect = "its outputs on the same inputs differ from one run to the next: ";
+		if (engine_host_digest(&c->pb, first) == before) {
+			suspect = "its outputs are the ones it gave on the inputs before timing: ";
+		} else {
+			/* once more on the same inputs: a replayed result does not come out the same twice */
+			st = engine_judge_candidate(r, c, label, &again, &second);
+			if (!st && !second)
+				st = engine_fetch_outputs(r, &c->cs, &c->pb, &second);
+			if (st)
+				goto out;
+			if (!same_outputs(&c->pb, first, second))
+				suspect = "its outputs on the same inputs differ from one run to the next: ";
+		}
 	}
 	if (suspect) {
 		r->sum.warnings |= WARN(W_REVERIFY_FAILED);
@@ -431,11 +416,14 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 		if (!st)
 			st = engine_verify_distribution(r, c, label, cr);
 	} else {
+		c->gpu_cmp = engine_gpu_compare(r);
 		st = engine_case_setup(r, c, key, label, 1);
 		if (!st)
 			st = engine_judge_candidate(r, c, label, cr, &before);
 		if (before)
-			*digest = outputs_digest(&c->pb, before);
+			*digest = engine_host_digest(&c->pb, before);
+		else if (!st && c->gpu_judged && cr->verdict == V_PASS)
+			st = engine_outputs_digest(r, c, digest);  /* the outputs stayed on the device */
 		engine_host_free(before, c->pb.nbufs);
 	}
 	return st;
@@ -506,6 +494,8 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	if (golden && row < ngolden)
 		pr->golden_ms = golden[row].ms;
 	engine_phase(r, r->launch_limit_s * 4 + 30, "%s: inputs", label);
+	r->gcmp_saved = r->gcmp_s = 0;
+	r->gcmp_host = 0;
 	st = check_perf_row(r, &c, key, label, &cr, &digest);
 	if (st)
 		goto out;
@@ -548,6 +538,11 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	else
 		pr->tflops = -1;
 out:
+	/* what --compare gpu saved at this row, for measuring it (issue 20) */
+	if (!st && r->o->compare_gpu && (r->gcmp_saved > 0 || r->gcmp_host))
+		engine_log(r, "%s: compared on the GPU: %.1f MiB of outputs not copied to the host, %.3f s in the GPU "
+			   "comparison and digest%s", label, r->gcmp_saved / (1 << 20), r->gcmp_s,
+			   r->gcmp_host ? ", a failing output judged again on the host" : "");
 	case_result_free(&cr);
 	engine_case_ctx_free(r, &c);
 	return st;

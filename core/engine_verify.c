@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpucompare.h"
 #include "stats.h"
 #include "verify.h"
 
@@ -208,10 +209,162 @@ enum kbx_status engine_case_setup(struct run *r, struct case_ctx *c, const char 
 		if (st)
 			return kbx_error(st, "the reference failed on %s: %s", label, why);
 	}
-	if (!st)
+	/* compared on the GPU: the reference's outputs come to the host only if the host path runs */
+	if (!st && !c->gpu_cmp)
 		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
 	if (!st)
 		st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
+	return st;
+}
+
+/* ------------------------------------------------------ comparing on the GPU ---- */
+
+/* The comparison kernel goes; perf rows compare on the host from now on. */
+static void gpu_compare_drop(struct run *r, const char *why)
+{
+	engine_log(r, "perf rows compare their outputs on the host: the GPU comparison failed: %s", why);
+	kbx_clear_error();
+	gpucompare_close(r->gcmp);
+	r->gcmp = NULL;
+	r->gcmp_state = -1;
+}
+
+/* Whether the perf row about to be checked compares on the GPU (gpucompare_route): the kernel is
+ * compiled (through the compile cache) and loaded the first time; when that fails, one log line
+ * and the host path, never a failed run. */
+int engine_gpu_compare(struct run *r)
+{
+	enum gpucompare_route how = gpucompare_route(r->t, r->o->compare_gpu, 1, r->gcmp_state < 0);
+	struct compile_result cr;
+	void *image = NULL;
+	size_t size = 0;
+	enum kbx_status st;
+
+	if (how != GPUCOMPARE_ON_GPU) {
+		if (how != GPUCOMPARE_HOST_OPTION && how != GPUCOMPARE_HOST_NO_KERNEL && !r->gcmp_said)
+			engine_log(r, "--compare gpu: perf rows compare their outputs on the host: %s",
+				   gpucompare_route_why(how));
+		r->gcmp_said = 1;
+		return 0;
+	}
+	if (r->gcmp)
+		return 1;
+	if (!r->gpu)
+		return 0;
+	memset(&cr, 0, sizeof(cr));
+	st = engine_compile_source(r, gpucompare_source(), "kbx_gpucompare.cu", r->cache, &cr, &image, &size);
+	if (!st && !cr.ok)
+		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	if (!st)
+		st = gpucompare_open(r->gpu, image, &r->gcmp);
+	compile_result_free(&cr);
+	free(image);
+	if (st) {
+		gpu_compare_drop(r, kbx_last_error());
+		return 0;
+	}
+	r->gcmp_state = 1;
+	return 1;
+}
+
+/* Every output compared with the reference's on the device. *done when they all pass: cr has
+ * its outputs and nothing came to the host. Otherwise (an output fails; the kernel fails, not
+ * stickily) the caller judges on the host as it always did, for the same verdict and message. */
+static enum kbx_status compare_outputs_gpu(struct run *r, struct case_ctx *c, struct case_result *cr, int *done)
+{
+	const struct task *t = r->t;
+	struct output_result *outs;
+	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds(), bytes = 0;
+	int i, n = 0, nout = 0, failed = 0;
+
+	*done = 0;
+	for (i = 0; i < c->pb.nbufs; i++)
+		nout += c->pb.bufs[i].arg->dir != ARG_IN;
+	outs = xcalloc((size_t)nout + 1, sizeof(*outs));
+	for (i = 0; i < c->pb.nbufs && !st && !failed; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		struct output_result *o;
+		int ai = (int)(b->arg - t->args);
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		o = &outs[n++];
+		snprintf(o->arg, sizeof(o->arg), "%s", b->arg->name);
+		st = gpucompare_buffers(r->gcmp, b->arg->dtype, c->cs.args[ai].ptr, c->rs.args[ai].ptr, b->shape, b->ndim,
+					&c->tol, &o->cmp);
+		bytes += 2.0 * (double)b->bytes;
+		failed = !st && !o->cmp.pass;
+	}
+	r->gcmp_s += now_seconds() - t0;
+	if (st || failed) {
+		free(outs);
+		if (st && gpu_is_sticky(r->gpu)) {
+			r->sticky = 1;
+			return st;
+		}
+		if (st)
+			gpu_compare_drop(r, kbx_last_error());
+		else
+			r->gcmp_host++;
+		c->gpu_cmp = 0;
+		return KBX_OK;
+	}
+	cr->outputs = outs;
+	cr->noutputs = n;
+	r->gcmp_saved += bytes;
+	*done = 1;
+	return KBX_OK;
+}
+
+/* A digest of a problem's out/inout buffers (host copies): the same number as
+ * engine_outputs_digest gives from the device (gpucompare_digest, each output salted with its
+ * index), enough to tell whether the candidate's outputs after timing are the ones it gave on
+ * the inputs before. */
+uint64_t engine_host_digest(const struct problem *pb, void *const *out)
+{
+	uint64_t h = 0;
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++)
+		if (pb->bufs[i].arg->dir != ARG_IN && out[i])
+			h += gpucompare_digest_host(out[i], pb->bufs[i].bytes, (uint64_t)i);
+	return h;
+}
+
+/* engine_host_digest of the candidate's outputs where they are, on the device; copied to the
+ * host for it when the kernel cannot (not stickily). */
+enum kbx_status engine_outputs_digest(struct run *r, const struct case_ctx *c, uint64_t *out)
+{
+	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
+	uint64_t h = 0, one;
+	void **host = NULL;
+	int i;
+
+	for (i = 0; i < c->pb.nbufs && r->gcmp && !st; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		st = gpucompare_digest(r->gcmp, c->cs.args[b->arg - r->t->args].ptr, b->bytes, (uint64_t)i, &one);
+		h += one;
+	}
+	r->gcmp_s += now_seconds() - t0;
+	if (r->gcmp && !st) {
+		*out = h;
+		return KBX_OK;
+	}
+	if (st && gpu_is_sticky(r->gpu)) {
+		r->sticky = 1;
+		return st;
+	}
+	if (st)
+		gpu_compare_drop(r, kbx_last_error());
+	st = engine_fetch_outputs(r, &c->cs, &c->pb, &host);
+	if (!st)
+		*out = engine_host_digest(&c->pb, host);
+	engine_host_free(host, c->pb.nbufs);
 	return st;
 }
 
@@ -543,6 +696,7 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 	int i, property = t->verifier && !strcmp(t->verifier, "property");
 
 	cr->verdict = V_PASS;
+	c->gpu_judged = 0;
 	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st)
 		return st;
@@ -572,13 +726,17 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		sbuf_release(&msg);
 		return st;
 	}
-	st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
-	if (st) {
-		engine_host_free(cand_out, c->pb.nbufs);
+	if (c->gpu_cmp && !property && (st = compare_outputs_gpu(r, c, cr, &c->gpu_judged))) {
 		sbuf_release(&msg);
 		return st;
 	}
-	st = compare_outputs(r, c, cr, cand_out, property, &msg);
+	/* the host path, as always; after the GPU's, for a failing output's message */
+	if (!c->gpu_judged && !c->ref_out)
+		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
+	if (!st && !c->gpu_judged)
+		st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
+	if (!st && !c->gpu_judged)
+		st = compare_outputs(r, c, cr, cand_out, property, &msg);
 	if (st) {
 		engine_host_free(cand_out, c->pb.nbufs);
 		sbuf_release(&msg);

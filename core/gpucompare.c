@@ -160,6 +160,37 @@ static const char kernel_body[] =
 	"		rec->nworst = nw;\n"
 	"		rec->worst_floor = nw == CMPC_WORST ? rec->worst[CMPC_WORST - 1].score : 0;\n"
 	"	}\n"
+	"}\n"
+	"\n"
+	"/* gpucompare_digest: word j (little-endian, the last one zero-padded) adds\n"
+	" * mix(w ^ mix(j ^ salt)) to *out, modulo 2^64, so any grid gives the same sum. */\n"
+	"static __device__ __forceinline__ unsigned long long gd_mix(unsigned long long z)\n"
+	"{\n"
+	"	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+	"	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+	"	return z ^ (z >> 31);\n"
+	"}\n"
+	"\n"
+	"extern \"C\" __global__ void __launch_bounds__(GC_T)\n"
+	"kbx_gpudigest(const unsigned char *p, unsigned long long n, unsigned long long salt, unsigned long long *out)\n"
+	"{\n"
+	"	unsigned long long words = (n + 7) / 8, full = n / 8, acc = 0, j;\n"
+	"	int aligned = ((unsigned long long)p & 7) == 0, o;\n"
+	"\n"
+	"	for (j = (unsigned long long)blockIdx.x * GC_T + threadIdx.x; j < words; j += (unsigned long long)gridDim.x * GC_T) {\n"
+	"		unsigned long long w = 0;\n"
+	"\n"
+	"		if (j < full && aligned)\n"
+	"			w = ((const unsigned long long *)p)[j];\n"
+	"		else\n"
+	"			for (o = 0; o < 8 && j * 8 + o < n; o++)\n"
+	"				w |= (unsigned long long)p[j * 8 + o] << (8 * o);\n"
+	"		acc += gd_mix(w ^ gd_mix(j ^ salt));\n"
+	"	}\n"
+	"	for (o = 16; o > 0; o >>= 1)\n"
+	"		acc += __shfl_down_sync(0xffffffffu, acc, o);\n"
+	"	if ((threadIdx.x & 31) == 0 && acc)\n"
+	"		atomicAdd(out, acc);\n"
 	"}\n";
 
 static pthread_once_t source_once = PTHREAD_ONCE_INIT;
@@ -369,8 +400,8 @@ enum kbx_status gpucompare_emulate(enum dtype dt, const void *cand, const void *
 struct gpucompare {
 	struct gpu *g;
 	struct gpu_module *m;
-	gpu_function fn;
-	gpu_ptr records, tiles;
+	gpu_function fn, digest_fn;
+	gpu_ptr records, tiles, sum;
 	struct cmp_state *host;         /* GPUCOMPARE_MAX_BLOCKS records */
 };
 
@@ -388,6 +419,10 @@ enum kbx_status gpucompare_open(struct gpu *g, const void *image, struct gpucomp
 		st = gpu_alloc(g, GPUCOMPARE_MAX_BLOCKS * sizeof(struct cmp_state), &c->records);
 	if (!st)
 		st = gpu_alloc(g, CMP_TILES * CMP_TILES * sizeof(uint32_t), &c->tiles);
+	if (!st)
+		st = gpu_module_function(g, c->m, "kbx_gpudigest", &c->digest_fn);
+	if (!st)
+		st = gpu_alloc(g, sizeof(uint64_t), &c->sum);
 	if (st) {
 		gpucompare_close(c);
 		return kbx_wrap(st, "the GPU comparison");
@@ -405,6 +440,8 @@ void gpucompare_close(struct gpucompare *c)
 		gpu_free(c->g, c->records);
 	if (c->tiles)
 		gpu_free(c->g, c->tiles);
+	if (c->sum)
+		gpu_free(c->g, c->sum);
 	if (c->m)
 		gpu_module_unload(c->g, c->m);
 	free(c->host);
@@ -506,4 +543,100 @@ enum kbx_status gpucompare_buffers(struct gpucompare *c, enum dtype dt, gpu_ptr 
 	}
 	compare_finish(&s, &su, tol, out);
 	return KBX_OK;
+}
+
+/* ---- digests -------------------------------------------------------------------------------- */
+
+static uint64_t digest_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The size's own term, so that buffers of zeros of different sizes differ. */
+static uint64_t digest_size_term(size_t n, uint64_t salt)
+{
+	return digest_mix((uint64_t)n ^ digest_mix(salt ^ 0x9e3779b97f4a7c15ULL));
+}
+
+uint64_t gpucompare_digest_host(const void *p, size_t n, uint64_t salt)
+{
+	const unsigned char *b = p;
+	uint64_t h = digest_size_term(n, salt);
+	size_t j, full = n / 8, k;
+
+	for (j = 0; j < full; j++) {
+		uint64_t w;
+
+		memcpy(&w, b + j * 8, 8);
+		h += digest_mix(w ^ digest_mix((uint64_t)j ^ salt));
+	}
+	if (n % 8) {
+		uint64_t w = 0;
+
+		for (k = 0; j * 8 + k < n; k++)
+			w |= (uint64_t)b[j * 8 + k] << (8 * k);
+		h += digest_mix(w ^ digest_mix((uint64_t)j ^ salt));
+	}
+	return h;
+}
+
+enum kbx_status gpucompare_digest(struct gpucompare *c, gpu_ptr p, size_t n, uint64_t salt, uint64_t *out)
+{
+	unsigned long long words = (n + 7) / 8, nn = n, s = salt;
+	uint64_t sum = 0;
+	enum kbx_status st = KBX_OK;
+
+	*out = 0;
+	if (!c)
+		return kbx_error(KBX_EINVAL, "cannot digest on the GPU: no comparison kernel loaded");
+	if (n && !p)
+		return kbx_error(KBX_EINVAL, "cannot digest on the GPU: no buffer");
+	if (words) {
+		unsigned blocks = (unsigned)((words + GPUCOMPARE_THREADS - 1) / GPUCOMPARE_THREADS);
+		unsigned grid[3] = { blocks < 4096 ? blocks : 4096, 1, 1 }, block[3] = { GPUCOMPARE_THREADS, 1, 1 };
+		void *params[4] = { &p, &nn, &s, &c->sum };
+
+		st = gpu_memset32(c->g, c->sum, 0, 2);
+		if (!st)
+			st = gpu_launch(c->g, c->digest_fn, "kbx_gpudigest", grid, block, 0, params, 0);
+		if (!st)
+			st = gpu_download(c->g, &sum, c->sum, sizeof(sum));
+		if (st)
+			return kbx_wrap(st, "the GPU digest");
+	}
+	*out = digest_size_term(n, salt) + sum;
+	return KBX_OK;
+}
+
+enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int perf_row, int kernel_failed)
+{
+	if (!want_gpu)
+		return GPUCOMPARE_HOST_OPTION;
+	if (!perf_row)
+		return GPUCOMPARE_HOST_CASE;
+	if (t->verifier && strcmp(t->verifier, "elementwise"))
+		return GPUCOMPARE_HOST_VERIFIER;
+	if (t->quant)
+		return GPUCOMPARE_HOST_QUANT;
+	if (t->exact_buf)
+		return GPUCOMPARE_HOST_EXACT;
+	if (kernel_failed)
+		return GPUCOMPARE_HOST_NO_KERNEL;
+	return GPUCOMPARE_ON_GPU;
+}
+
+const char *gpucompare_route_why(enum gpucompare_route how)
+{
+	switch (how) {
+	case GPUCOMPARE_ON_GPU: return "compared on the GPU";
+	case GPUCOMPARE_HOST_OPTION: return "--compare host";
+	case GPUCOMPARE_HOST_CASE: return "a case, not a perf row";
+	case GPUCOMPARE_HOST_VERIFIER: return "the task's verifier runs on the host";
+	case GPUCOMPARE_HOST_QUANT: return "the task's [quant] lens reads both outputs on the host";
+	case GPUCOMPARE_HOST_EXACT: return "the task's [tolerance] exact compares with its exact result on the host";
+	case GPUCOMPARE_HOST_NO_KERNEL: return "the GPU comparison kernel cannot be used";
+	}
+	return "?";
 }

@@ -30,6 +30,9 @@
 #ifndef KBX_GPUCOMPARE_H
 #define KBX_GPUCOMPARE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "compare.h"
 #include "dtype.h"
 #include "gpu.h"
@@ -67,5 +70,29 @@ enum kbx_status gpucompare_emulate(enum dtype dt, const void *cand, const void *
 /* How a buffer of n elements is split: elements per block (a multiple of GPUCOMPARE_THREADS)
  * and the number of blocks (0 for n = 0). */
 void gpucompare_plan(unsigned long long n, unsigned long long *per_block, unsigned *blocks);
+
+/* A digest of n bytes at p, salted (the engine salts each output with its index): the 8-byte
+ * words (little-endian, the last zero-padded) mixed with their index and added modulo 2^64, so
+ * that the kernel's blocks may add them in any order. gpucompare_digest computes on the device
+ * what gpucompare_digest_host computes on the host, the same number: the engine tells whether a
+ * candidate's outputs after timing are the ones it gave before without copying them. Synchronises. */
+uint64_t gpucompare_digest_host(const void *p, size_t n, uint64_t salt);
+enum kbx_status gpucompare_digest(struct gpucompare *c, gpu_ptr p, size_t n, uint64_t salt, uint64_t *out);
+
+/* Where the engine compares a problem's outputs (`--compare gpu`, engine.h): on the GPU only at a
+ * perf row of an elementwise task with no [quant] lens and no [tolerance] exact, with the kernel
+ * usable; everything else on the host, as always. Pure: tests/core/test_gpucompare. */
+enum gpucompare_route {
+	GPUCOMPARE_ON_GPU,
+	GPUCOMPARE_HOST_OPTION,         /* --compare host, the default */
+	GPUCOMPARE_HOST_CASE,           /* a case, not a perf row */
+	GPUCOMPARE_HOST_VERIFIER,       /* a property or distribution verifier */
+	GPUCOMPARE_HOST_QUANT,          /* [quant]: its lens reads both outputs */
+	GPUCOMPARE_HOST_EXACT,          /* [tolerance] exact: compared with the exact result too */
+	GPUCOMPARE_HOST_NO_KERNEL       /* the kernel could not be compiled, loaded or run */
+};
+enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int perf_row, int kernel_failed);
+/* Why, in words, for a log line. */
+const char *gpucompare_route_why(enum gpucompare_route how);
 
 #endif

@@ -68,6 +68,7 @@ static void options_from_request(const struct worker_request *req, const struct 
 	o->triton_dir = req->triton_dir;
 	o->triton_launch = req->triton_launch;
 	o->host = env->host;
+	o->compare_gpu = req->compare_gpu;
 }
 
 /* One request: a verdict through a done event. Returns like worker_serve. */

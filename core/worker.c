@@ -84,6 +84,8 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "lang", json_string("python"));
 	if (r->python_exe)
 		json_object_set_new(o, "python", json_string(r->python_exe));
+	if (r->compare_gpu)
+		json_object_set_new(o, "compare", json_string("gpu"));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -95,8 +97,8 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 {
 	json_error_t err;
 	json_t *o = json_loads(text, 0, &err);
-	const char *op = NULL, *bench_mode = NULL;
-	enum jsonget_found has_op, has_mode;
+	const char *op = NULL, *bench_mode = NULL, *compare = NULL;
+	enum jsonget_found has_op, has_mode, has_compare;
 
 	worker_request_default(r);
 	if (!json_is_object(o)) {
@@ -141,6 +143,15 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->calib_db = jsonget_strdup(o, "calib_db");
 	r->python = !strcmp(jsonget_str_or(o, "lang", ""), "python");
 	r->python_exe = jsonget_strdup(o, "python");
+	/* no "compare" is host: requests from before --compare */
+	has_compare = jsonget_str(o, "compare", &compare, NULL);
+	if (has_compare != JSONGET_ABSENT &&
+	    (has_compare != JSONGET_FOUND || (strcmp(compare, "host") && strcmp(compare, "gpu")))) {
+		json_decref(o);
+		worker_request_free(r);
+		return kbx_error(KBX_EPARSE, "bad worker request: \"compare\" must be \"host\" or \"gpu\"");
+	}
+	r->compare_gpu = has_compare == JSONGET_FOUND && !strcmp(compare, "gpu");
 	/* No "op" is a run: requests from before calibrations existed. */
 	has_op = jsonget_str(o, "op", &op, NULL);
 	if (has_op != JSONGET_ABSENT && (has_op != JSONGET_FOUND || (strcmp(op, "run") && strcmp(op, "calibrate")))) {

@@ -57,6 +57,7 @@ struct worker_request {
 	char *calib_db;               /* history to read the device's calibration from (read only), or NULL */
 	int python;                   /* the candidate is a Python module: the Python worker runs it */
 	char *python_exe;             /* its interpreter (--python), or NULL (pyworker.h) */
+	int compare_gpu;              /* engine_options.compare_gpu (--compare gpu) */
 };
 
 void worker_request_default(struct worker_request *r);

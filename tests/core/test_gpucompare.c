@@ -399,6 +399,104 @@ static void test_gpu_matches_host(void **state)
 	gpu_close(g);
 }
 
+/* ---- where the engine compares (--compare gpu) ------------------------------------------- */
+
+static void test_route(void **state)
+{
+	static struct task t;
+	char quant_stub[8];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(gpucompare_route(&t, 0, 1, 0), GPUCOMPARE_HOST_OPTION);
+	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 1), GPUCOMPARE_HOST_NO_KERNEL);
+	t.verifier = "elementwise";
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
+	t.verifier = "property";
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
+	t.verifier = "distribution";
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
+	assert_int_equal(gpucompare_route(&t, 0, 1, 0), GPUCOMPARE_HOST_OPTION);
+	t.verifier = NULL;
+	t.quant = (struct quant_spec *)quant_stub;
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_QUANT);
+	t.quant = NULL;
+	t.exact_buf = "exact";
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_EXACT);
+	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
+	for (int h = GPUCOMPARE_ON_GPU; h <= GPUCOMPARE_HOST_NO_KERNEL; h++)
+		assert_string_not_equal(gpucompare_route_why((enum gpucompare_route)h), "?");
+}
+
+/* The digest sees every byte (the tail's too), where it is, the salt and the size. */
+static void test_digest_host(void **state)
+{
+	unsigned char buf[61], zeros[16];
+	uint64_t base;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 37 + 1);
+	memset(zeros, 0, sizeof(zeros));
+	base = gpucompare_digest_host(buf, sizeof(buf), 3);
+	assert_true(base == gpucompare_digest_host(buf, sizeof(buf), 3));
+	assert_true(base != gpucompare_digest_host(buf, sizeof(buf), 4));
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		buf[i] ^= 0x10;
+		assert_true(base != gpucompare_digest_host(buf, sizeof(buf), 3));
+		buf[i] ^= 0x10;
+	}
+	/* two words swapped */
+	memcpy(zeros, buf, 16);
+	memcpy(buf, zeros + 8, 8);
+	memcpy(buf + 8, zeros, 8);
+	assert_true(base != gpucompare_digest_host(buf, sizeof(buf), 3));
+	memset(zeros, 0, sizeof(zeros));
+	assert_true(gpucompare_digest_host(zeros, 8, 0) != gpucompare_digest_host(zeros, 16, 0));
+	assert_true(gpucompare_digest_host(zeros, 0, 0) != gpucompare_digest_host(zeros, 1, 0));
+	assert_true(gpucompare_digest_host(NULL, 0, 5) == gpucompare_digest_host(zeros, 0, 5));
+}
+
+/* The device's digest is the host's, aligned or not, whatever the size. */
+static void test_gpu_digest(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 7, 8, 9, 4096, 4099, 1000003, 3 << 20 };
+	struct gpucompare *gc = NULL;
+	struct gpu *g = NULL;
+	size_t max = 3 << 20;
+	unsigned char *h;
+	gpu_ptr d;
+
+	(void)state;
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	if (gpucompare_open_nvrtc(g, &gc))
+		fail_msg("gpucompare_open_nvrtc: %s", kbx_last_error());
+	h = malloc(max + 8);
+	assert_non_null(h);
+	for (size_t i = 0; i < max + 8; i++)
+		h[i] = (unsigned char)(i * 2654435761u >> 13);
+	assert_int_equal(gpu_alloc(g, max + 8, &d), KBX_OK);
+	assert_int_equal(gpu_upload(g, d, h, max + 8), KBX_OK);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (size_t off = 0; off < 2; off++) {
+			uint64_t dev = 0, host = gpucompare_digest_host(h + off, sizes[si], si);
+
+			if (gpucompare_digest(gc, d + off, sizes[si], si, &dev))
+				fail_msg("gpucompare_digest: %s", kbx_last_error());
+			if (dev != host)
+				fail_msg("size %zu offset %zu: device %llx, host %llx", sizes[si], off,
+					 (unsigned long long)dev, (unsigned long long)host);
+		}
+	}
+	gpu_free(g, d);
+	free(h);
+	gpucompare_close(gc);
+	gpu_close(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +505,9 @@ int main(void)
 		cmocka_unit_test(test_equal_scores),
 		cmocka_unit_test(test_refuses_bad_arguments),
 		cmocka_unit_test(test_gpu_matches_host),
+		cmocka_unit_test(test_route),
+		cmocka_unit_test(test_digest_host),
+		cmocka_unit_test(test_gpu_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,6 +216,47 @@ static void test_request_json_garbage(void **state)
 	}
 }
 
+/* --compare gpu travels to the worker; absent means host, as in requests from before it. */
+static void test_request_compare(void **state)
+{
+	static const char *bad[] = { "{\"task\":\"a/b\",\"source\":\"\",\"compare\":\"cpu\"}",
+				     "{\"task\":\"a/b\",\"source\":\"\",\"compare\":1}" };
+	struct worker_request r, back, copy;
+	char *text;
+	size_t i;
+
+	(void)state;
+	worker_request_default(&r);
+	assert_int_equal(r.compare_gpu, 0);
+	r.task_id = "Activation/gelu";
+	r.source = "x";
+	text = worker_request_to_json(&r);
+	assert_null(strstr(text, "\"compare\""));
+	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
+	assert_int_equal(back.compare_gpu, 0);
+	worker_request_free(&back);
+	free(text);
+	r.compare_gpu = 1;
+	text = worker_request_to_json(&r);
+	assert_non_null(strstr(text, "\"compare\":\"gpu\""));
+	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
+	assert_int_equal(back.compare_gpu, 1);
+	assert_string_equal(back.task_id, "Activation/gelu");
+	worker_request_copy(&copy, &back);
+	worker_request_free(&back);
+	assert_int_equal(copy.compare_gpu, 1);
+	worker_request_free(&copy);
+	free(text);
+	assert_int_equal(worker_request_from_json("{\"task\":\"a/b\",\"source\":\"\",\"compare\":\"host\"}", &back),
+			 KBX_OK);
+	assert_int_equal(back.compare_gpu, 0);
+	worker_request_free(&back);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(worker_request_from_json(bad[i], &back), KBX_EPARSE);
+		assert_non_null(strstr(kbx_last_error(), "\"compare\""));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +268,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_phase_without_limit),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_request_json_garbage),
+		cmocka_unit_test(test_request_compare),
 	};
 	ssize_t n;
 

@@ -1,0 +1,109 @@
+#!/bin/sh
+# GPU test of `--compare gpu` (issue 20): the same candidates run with --compare host and with
+# --compare gpu must give the same verdicts and messages, cases and perf rows alike (timings,
+# logs and warnings aside), and the GPU path must have been taken where it applies. Candidates:
+# correct examples, the adversarial replayers that reach the perf rows, and two made here from
+# gelu's reference that go wrong only at perf sizes (a wrong value, elements left unwritten), so
+# that a failing output at a perf row is judged again on the host. Skips (77) without a CUDA
+# device.
+. "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
+
+need_gpu
+fail=0
+tasks="$srcdir/tasks"
+adv="$srcdir/tests/adversarial"
+
+# gelu's reference, wrong from element 2^22 on (float4 group 2^20; the cases are at most 2^20
+# elements, the largest perf rows far more)
+sed 's|^\t\ty4\[v\] = a;|\t\tif (v >= (1LL << 20)) a.x *= 1.01f;\n\t\ty4[v] = a;|' "$tasks/Activation/gelu/reference.cu" \
+	>"$tmp/gelu_wrong_at_size.cu"
+sed 's|^\t\ty4\[v\] = a;|\t\tif (v >= (1LL << 20)) continue;\n\t\ty4[v] = a;|' "$tasks/Activation/gelu/reference.cu" \
+	>"$tmp/gelu_unwritten_at_size.cu"
+grep -q '1LL << 20' "$tmp/gelu_wrong_at_size.cu" && grep -q '1LL << 20' "$tmp/gelu_unwritten_at_size.cu" || {
+	echo "FAIL could not make the wrong-at-size candidates from gelu's reference"
+	exit 1
+}
+
+# same NAME HOST.json GPU.json: verdicts and messages equal
+same() {
+	if python3 - "$2" "$3" <<'PY'
+import json, sys
+def key(path):
+    d = json.load(open(path))
+    s = d.get("summary", {})
+    return {
+        "verdict": d.get("verdict"),
+        "message": s.get("message"),
+        "cases": [(c.get("name"), c.get("verdict"), c.get("message")) for c in d.get("cases", [])],
+        "cases_passed": s.get("cases_passed"),
+        "perf": [(p.get("row"), p.get("input_size"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
+    }
+a, b = key(sys.argv[1]), key(sys.argv[2])
+if a != b:
+    for k in a:
+        if a[k] != b[k]:
+            print("  host %s: %s" % (k, json.dumps(a[k])[:1500]))
+            print("  gpu  %s: %s" % (k, json.dumps(b[k])[:1500]))
+    sys.exit(1)
+PY
+	then
+		echo "ok   $1: host and gpu agree ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], len(d.get("perf", [])), "perf row(s)")' "$2"))"
+	else
+		echo "FAIL $1: host and gpu differ"
+		fail=1
+	fi
+}
+
+# logs NAME JSON PATTERN: some log line matches (a Python regex)
+logs() {
+	if python3 - "$2" "$3" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if any(re.search(sys.argv[2], l if isinstance(l, str) else json.dumps(l)) for l in d.get("logs", [])) else 1)
+PY
+	then
+		echo "ok   $1"
+	else
+		echo "FAIL $1: no log line matches /$3/"
+		python3 -c 'import json,sys; print("\n".join(str(l) for l in json.load(open(sys.argv[1])).get("logs", [])))' "$2" | sed 's/^/  # /' | head -30
+		fail=1
+	fi
+}
+
+# pair NAME TASK FILE [ARGS...]: run with each --compare, compare
+pair() {
+	name=$1 task=$2 file=$3
+	shift 3
+	"$kbx" run "$task" "$file" --rows 2 --json --no-history "$@" --compare host >"$tmp/$name.host.json" 2>"$tmp/$name.host.err"
+	"$kbx" run "$task" "$file" --rows 2 --json --no-history "$@" --compare gpu >"$tmp/$name.gpu.json" 2>"$tmp/$name.gpu.err"
+	if ! python3 -c 'import json,sys; json.load(open(sys.argv[1])); json.load(open(sys.argv[2]))' \
+		"$tmp/$name.host.json" "$tmp/$name.gpu.json" 2>/dev/null; then
+		echo "FAIL $name: no JSON document"
+		tail -5 "$tmp/$name.host.err" "$tmp/$name.gpu.err"
+		fail=1
+		return
+	fi
+	same "$name" "$tmp/$name.host.json" "$tmp/$name.gpu.json"
+	if grep -q "GPU comparison failed" "$tmp/$name.gpu.json"; then
+		echo "FAIL $name: the GPU comparison fell back to the host"
+		fail=1
+	fi
+}
+
+pair gelu_pass Activation/gelu "$tasks/Activation/gelu/examples/normcdf_sigmoid.cu"
+logs "gelu_pass: perf rows compared on the GPU" "$tmp/gelu_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
+pair gelu_wrong_at_size Activation/gelu "$tmp/gelu_wrong_at_size.cu"
+logs "gelu_wrong_at_size: the failing output went to the host" "$tmp/gelu_wrong_at_size.gpu.json" \
+	"judged again on the host"
+pair gelu_unwritten_at_size Activation/gelu "$tmp/gelu_unwritten_at_size.cu"
+pair gelu_output_memo Activation/gelu "$adv/gelu_output_memo.cu"
+pair replay_after_warmup Activation/gelu "$adv/replay_after_warmup.cu"
+pair pool_cos_pass Fusion/fused_avg_pool2d_cosine_similarity \
+	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/pass_fused_per_window.cu"
+pair pool_cos_wrong Fusion/fused_avg_pool2d_cosine_similarity \
+	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/wrong_pool_excludes_padding.cu"
+# [quant] stays on the host, and says so
+pair w8a8_pass Quantization/matmul_w8a8 "$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu"
+logs "w8a8: [quant] compares on the host" "$tmp/w8a8_pass.gpu.json" "compare their outputs on the host: the task's \\[quant\\]"
+
+exit $fail
