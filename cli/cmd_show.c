@@ -80,8 +80,10 @@ static json_t *task_json(const struct task *t, const char *root)
 		json_object_set_new(o, "derived_cases", derived);
 	}
 	json_object_set_new(o, "perf_rows", json_integer(t->perf.nrows));
-	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b}", "rtol", t->tol.rtol, "atol", t->tol.atol,
-						      "metric", t->tol.metric));
+	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b, s:f, s:f, s:f, s:s?}", "rtol", t->tol.rtol, "atol",
+						      t->tol.atol, "metric", t->tol.metric, "cosine_sim",
+						      t->tol.cosine_sim, "l1_relative", t->tol.l1_relative, "rmse",
+						      t->tol.rmse, "exact", t->exact_buf));
 	if (t->perf_tol.line)
 		json_object_set_new(o, "perf_tolerance", json_pack("{s:s?, s:s?}", "rtol", t->perf_tol.rtol, "atol",
 								   t->perf_tol.atol));
@@ -160,8 +162,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (t->py_entry)
 		printf("python     def %s%s\n", t->py_entry, t->py_signature);
 	if (t->tol.metric)
-		printf("tolerance  cosine >= %g, l1_relative <= %g, rmse <= %g\n", t->tol.cosine_sim, t->tol.l1_relative,
-		       t->tol.rmse);
+		printf("tolerance  cosine >= %g, l1_relative <= %g, rmse <= %g%s%s%s\n", t->tol.cosine_sim,
+		       t->tol.l1_relative, t->tol.rmse,
+		       t->exact_buf ? ", against the reference's result or the exact one it keeps in '" : "",
+		       t->exact_buf ? t->exact_buf : "", t->exact_buf ? "'" : "");
 	else if (t->tol.rtol >= 0 || t->tol.atol >= 0)
 		printf("tolerance  rtol %g, atol %g\n", t->tol.rtol, t->tol.atol);
 	else

@@ -30,6 +30,11 @@ contains "$tmp/out" "Activation/gelu" "show names the task"
 contains "$tmp/out" "x +in +f32 +\[n\]" "show lists the arguments"
 contains "$tmp/out" "golden .*h200" "show lists golden tables"
 contains "$tmp/out" "^python +def gelu\(input, approximate='none'\)$" "show names the Python entry and its signature"
+expect 0 "show a quantization task" -- "$kbx" show Quantization/matmul_w8a8
+contains "$tmp/out" "^tolerance +cosine >= 0.95, l1_relative <= 0.05, rmse <= 0.1, against the reference's result or the exact one it keeps in 'y_exact'$" "show says what the thresholds are met against"
+expect 0 "show --json of a quantization task" -- "$kbx" show Quantization/matmul_w8a8 --json
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tolerance"]; assert t["exact"] == "y_exact" and t["rmse"] == 0.1, t' "$tmp/out" \
+	&& ok "show --json carries the thresholds and the exact target" || no "show --json tolerance"
 expect 0 "show --json" -- "$kbx" show Activation/gelu --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["golden_rows"]["h200"] == 16' "$tmp/out" \
 	&& ok "show --json: 16 golden rows on h200" || no "show --json golden rows"
