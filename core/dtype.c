@@ -1,6 +1,7 @@
 #include "dtype.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 struct dtype_info {
@@ -313,4 +314,13 @@ double dtype_ulp_distance(enum dtype dt, double a, double b)
 		return 0;
 	}
 	return key_distance(ordered_key(ka, bits), ordered_key(kb, bits));
+}
+
+void dtype_cuda_defines(char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "#define KBX_DT_F32 %d\n#define KBX_DT_F64 %d\n#define KBX_DT_F16 %d\n#define KBX_DT_BF16 %d\n"
+		 "#define KBX_DT_C64 %d\n#define KBX_DT_I8 %d\n#define KBX_DT_U8 %d\n#define KBX_DT_I16 %d\n"
+		 "#define KBX_DT_I32 %d\n#define KBX_DT_I64 %d\n#define KBX_DT_BOOL %d\n",
+		 DT_F32, DT_F64, DT_F16, DT_BF16, DT_C64, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64, DT_BOOL);
 }

@@ -60,4 +60,8 @@ uint16_t f32_to_bf16(float f);
  * against non-NaN and opposite infinities give INFINITY. */
 double dtype_ulp_distance(enum dtype dt, double a, double b);
 
+/* The dtype numbers as `#define KBX_DT_F32 n` lines for kbx's own device code (devgen,
+ * gpucompare), so that a kernel's switch uses the host's values. Always NUL-terminated. */
+void dtype_cuda_defines(char *buf, size_t len);
+
 #endif

@@ -199,11 +199,10 @@ static char *source;
 /* The host's enum values, so that the kernel's switch cases are the host's numbers. */
 static void build_source(void)
 {
-	source = xasprintf("#define KBX_DT_F32 %d\n#define KBX_DT_F64 %d\n#define KBX_DT_F16 %d\n#define KBX_DT_BF16 %d\n"
-			   "#define KBX_DT_C64 %d\n#define KBX_DT_I8 %d\n#define KBX_DT_U8 %d\n#define KBX_DT_I16 %d\n"
-			   "#define KBX_DT_I32 %d\n#define KBX_DT_I64 %d\n#define KBX_DT_BOOL %d\n#define GC_T %d\n%s\n%s",
-			   DT_F32, DT_F64, DT_F16, DT_BF16, DT_C64, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64, DT_BOOL,
-			   GPUCOMPARE_THREADS, cmp_core_text, kernel_body);
+	char defs[512];
+
+	dtype_cuda_defines(defs, sizeof(defs));
+	source = xasprintf("%s#define GC_T %d\n%s\n%s", defs, GPUCOMPARE_THREADS, cmp_core_text, kernel_body);
 }
 
 const char *gpucompare_source(void)

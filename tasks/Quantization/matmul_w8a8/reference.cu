@@ -15,6 +15,8 @@
 // @kbx launch gemm_i8<<<dim3(max(1, cdiv(n, 64)), max(1, cdiv(m, 64))), 256>>>(x_q, w_q, x_scale, w_scale, y, m, k, n)
 // @kbx launch gemm_f32_exact<<<dim3(max(1, cdiv(n, 16)), max(1, cdiv(m, 16))), dim3(16, 16)>>>(input, weight, y_exact, m, k, n) untimed
 
+#include <kbx/gemm_exact.h>  // gemm_f32_exact: the exact product (an untimed launch)
+
 static __device__ __forceinline__ signed char quantize(float v, float scale)
 {
 	if (!(scale > 0.0f))
@@ -156,31 +158,4 @@ gemm_i8(const signed char* __restrict__ xq, const signed char* __restrict__ wq,
 				y[gr * n + gc] = (float)acc[i][j] * s * sw[gc];
 		}
 	}
-}
-
-// The exact f32 product, the result KernelBenchX compares with ([tolerance] exact): a 16 x 16
-// tiled f32 GEMM, batched over blockIdx.z. An untimed launch: it runs in checked calls only and
-// is never part of the reference's timing.
-extern "C" __global__ void __launch_bounds__(256)
-gemm_f32_exact(const float* __restrict__ a, const float* __restrict__ bm, float* __restrict__ c, long long m,
-	       long long k, long long n)
-{
-	__shared__ float as[16][17], bs[16][17];
-	const long long z = blockIdx.z;
-	const long long row = (long long)blockIdx.y * 16 + threadIdx.y, col = (long long)blockIdx.x * 16 + threadIdx.x;
-	float acc = 0.0f;
-
-	a += z * m * k;
-	bm += z * k * n;
-	c += z * m * n;
-	for (long long k0 = 0; k0 < k; k0 += 16) {
-		as[threadIdx.y][threadIdx.x] = row < m && k0 + threadIdx.x < k ? a[row * k + k0 + threadIdx.x] : 0.0f;
-		bs[threadIdx.y][threadIdx.x] = k0 + threadIdx.y < k && col < n ? bm[(k0 + threadIdx.y) * n + col] : 0.0f;
-		__syncthreads();
-		for (int t = 0; t < 16; t++)
-			acc = fmaf(as[threadIdx.y][t], bs[t][threadIdx.x], acc);
-		__syncthreads();
-	}
-	if (row < m && col < n)
-		c[row * n + col] = acc;
 }
