@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "compare_int.h"
-#include "nvrtc.h"
 #include "util.h"
 
 extern const char cmp_core_text[];       /* core/cmp_core_src.c, generated from cmp_core.h */
@@ -445,54 +444,6 @@ void gpucompare_close(struct gpucompare *c)
 		gpu_module_unload(c->g, c->m);
 	free(c->host);
 	free(c);
-}
-
-/* Compiled images by architecture, for the life of the process. */
-static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	int arch;
-	void *cubin;
-} images[8];
-
-enum kbx_status gpucompare_open_nvrtc(struct gpu *g, struct gpucompare **out)
-{
-	const struct gpu_info *info = gpu_get_info(g);
-	int arch = info->cc_major * 10 + info->cc_minor, i, kept = 1;
-	void *image = NULL;
-	enum kbx_status st = KBX_OK;
-
-	*out = NULL;
-	pthread_mutex_lock(&image_lock);
-	for (i = 0; i < 8 && images[i].cubin && !image; i++)
-		if (images[i].arch == arch)
-			image = images[i].cubin;
-	if (!image) {
-		struct nvrtc_output o;
-
-		memset(&o, 0, sizeof(o));
-		st = nvrtc_compile(gpucompare_source(), "kbx_gpucompare.cu", arch, NULL, NULL, &o);
-		if (!st && !o.ok)
-			st = kbx_error(KBX_ENVRTC, "the GPU comparison kernel does not compile for sm_%d: %s", arch,
-				       o.log ? o.log : "");
-		if (!st) {
-			image = o.cubin;
-			o.cubin = NULL;
-			if (i < 8) {
-				images[i].arch = arch;
-				images[i].cubin = image;
-			} else {
-				kept = 0;       /* more architectures than slots */
-			}
-		}
-		nvrtc_output_free(&o);
-	}
-	pthread_mutex_unlock(&image_lock);
-	if (st)
-		return st;
-	st = gpucompare_open(g, image, out);
-	if (!kept)
-		free(image);
-	return st;
 }
 
 enum kbx_status gpucompare_buffers(struct gpucompare *c, enum dtype dt, gpu_ptr cand, gpu_ptr ref,

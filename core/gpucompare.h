@@ -25,7 +25,7 @@
  *
  * Use: compile gpucompare_source() (no include path needed) for the device's sm_XY with
  * nvrtc_compile, or through the engine's compile cache as devgen does, and gpucompare_open the
- * image; or gpucompare_open_nvrtc, which compiles once per process and architecture.
+ * image.
  */
 #ifndef KBX_GPUCOMPARE_H
 #define KBX_GPUCOMPARE_H
@@ -50,8 +50,6 @@ const char *gpucompare_source(void);
 struct gpucompare;
 /* Load a compiled image of gpucompare_source(); *out is freed with gpucompare_close. */
 enum kbx_status gpucompare_open(struct gpu *g, const void *image, struct gpucompare **out);
-/* Compile with NVRTC for g's architecture (once per process and architecture), then open. */
-enum kbx_status gpucompare_open_nvrtc(struct gpu *g, struct gpucompare **out);
 void gpucompare_close(struct gpucompare *c);
 
 /* compare_buffers on device buffers cand and ref (prod(shape) elements of dt; ndim 0 is one
