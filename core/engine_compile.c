@@ -105,19 +105,6 @@ enum kbx_status engine_precompile(const char *src, const char *name, int arch, c
 	return st;
 }
 
-static void add_diag(struct compile_result *cr, int line, int col, const char *msg)
-{
-	struct compile_diag *d;
-
-	cr->diags = xrealloc(cr->diags, ((size_t)cr->ndiags + 1) * sizeof(*cr->diags));
-	d = &cr->diags[cr->ndiags++];
-	memset(d, 0, sizeof(*d));
-	d->line = line;
-	d->col = col;
-	snprintf(d->severity, sizeof(d->severity), "error");
-	d->message = xstrdup(msg);
-}
-
 /* Names in launch lines must be task args or scratch buffers of the same source. */
 static int check_launch_names(const struct task *t, const struct kernel_spec *spec, char *why, size_t whylen,
 			      int *line, int *col)
@@ -268,22 +255,24 @@ enum kbx_status engine_prepare_program(struct run *r, struct program *p, const c
 		if (sscanf(strstr(kbx_last_error(), "line ") ? strstr(kbx_last_error(), "line ") : "", "line %d column %d",
 			   &line, &col) < 1)
 			line = 0;
-		add_diag(cr, line, col, kbx_last_error());
+		compile_result_add_diag(cr, line, col, "error", kbx_last_error());
 		return KBX_OK;
 	}
 	if (p == &r->cand && untimed_launch(&p->spec, &line) && !is_task_reference(r->t, src)) {
 		/* work outside the timed calls would make any kernel look fast */
 		cr->ok = 0;
-		add_diag(cr, line, 1, "'untimed' is for a task's reference (a result it is also judged against): "
-			 "every launch of a candidate is timed");
+		compile_result_add_diag(cr, line, 1, "error",
+					"'untimed' is for a task's reference (a result it is also judged against): "
+					"every launch of a candidate is timed");
 	} else if (check_launch_names(r->t, &p->spec, why, sizeof(why), &line, &col)) {
 		cr->ok = 0;
-		add_diag(cr, line, col, why);
+		compile_result_add_diag(cr, line, col, "error", why);
 	} else if (grid_sync_uncooperative(src, &p->spec, &line, &col)) {
 		/* Without a cooperative launch, grid.sync() is undefined: it hangs or faults. */
 		cr->ok = 0;
-		add_diag(cr, line, col, "uses cooperative_groups::this_grid() (a grid-wide sync) but no launch line "
-			 "says 'cooperative': append ' cooperative' to the launch of that kernel");
+		compile_result_add_diag(cr, line, col, "error",
+					"uses cooperative_groups::this_grid() (a grid-wide sync) but no launch line "
+					"says 'cooperative': append ' cooperative' to the launch of that kernel");
 	}
 	return KBX_OK;
 }
@@ -344,7 +333,7 @@ int engine_apply_rules(struct run *r, const char *src, enum rules_lang lang, str
 		if (ru->kind == RULE_EVIDENCE)
 			continue;
 		msg = xasprintf("rule %s: %s", ru->id, ru->message);
-		add_diag(cr, f[i].line, f[i].col, msg);
+		compile_result_add_diag(cr, f[i].line, f[i].col, "error", msg);
 		if (!is_fatal)
 			snprintf(cr->diags[cr->ndiags - 1].severity, sizeof(cr->diags[0].severity), "warning");
 		else
@@ -398,7 +387,7 @@ void engine_find_globals(struct run *r, const char *src, const void *image, size
 			continue;
 		msg = xasprintf("device global '%s' (%zu bytes in %s) can keep state between calls; the run fails if "
 				"a call leaves it changed", g->name, g->size, g->section);
-		add_diag(cr, r->global_lines[i] ? r->global_lines[i] : 1, 1, msg);
+		compile_result_add_diag(cr, r->global_lines[i] ? r->global_lines[i] : 1, 1, "error", msg);
 		snprintf(cr->diags[cr->ndiags - 1].severity, sizeof(cr->diags[0].severity), "warning");
 		r->sum.warnings |= WARN(W_SUSPECT_STATIC);
 		free(msg);

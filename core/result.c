@@ -1,5 +1,6 @@
 #include "result.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,4 +186,17 @@ void run_summary_copy(struct run_summary *dst, const struct run_summary *src)
 {
 	*dst = *src;
 	dst->message = xstrdup_or_null(src->message);
+}
+
+void compile_result_add_diag(struct compile_result *cr, int line, int col, const char *severity, const char *msg)
+{
+	struct compile_diag *d;
+
+	cr->diags = xrealloc(cr->diags, ((size_t)cr->ndiags + 1) * sizeof(*cr->diags));
+	d = &cr->diags[cr->ndiags++];
+	memset(d, 0, sizeof(*d));
+	d->line = line;
+	d->col = col;
+	snprintf(d->severity, sizeof(d->severity), "%s", severity);
+	d->message = xstrdup(msg);
 }

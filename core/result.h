@@ -169,4 +169,7 @@ void perf_result_copy(struct perf_result *dst, const struct perf_result *src);
 void compile_result_copy(struct compile_result *dst, const struct compile_result *src);
 void run_summary_copy(struct run_summary *dst, const struct run_summary *src);
 
+/* Append a diagnostic (severity "error", "warning"...; line and col 1-based, 0 when unknown). */
+void compile_result_add_diag(struct compile_result *cr, int line, int col, const char *severity, const char *msg);
+
 #endif

@@ -1179,19 +1179,6 @@ char *triton_describe(const struct triton_kernel *k)
 	return sbuf_detach(&sb);
 }
 
-static void add_diag(struct compile_result *cr, int line, int col, const char *severity, const char *msg)
-{
-	struct compile_diag *d;
-
-	cr->diags = xrealloc(cr->diags, ((size_t)cr->ndiags + 1) * sizeof(*cr->diags));
-	d = &cr->diags[cr->ndiags++];
-	memset(d, 0, sizeof(*d));
-	d->line = line;
-	d->col = col;
-	snprintf(d->severity, sizeof(d->severity), "%s", severity);
-	d->message = xstrdup(msg);
-}
-
 /* Whether a binary for target `arch` runs on a device of `dev`: a cubin within its major
  * version on an equal or newer minor, except the arch-specific targets (sm_90a, sm_100a, which
  * Triton uses from 9.0 on) that run only where they were built for; PTX on newer devices. */
@@ -1226,7 +1213,7 @@ enum kbx_status triton_prepare(const struct task *t, const char *dir, const char
 		return st;
 	if (st) {
 		cr->log = xstrdup(kbx_last_error());
-		add_diag(cr, 0, 0, "error", cr->log);
+		compile_result_add_diag(cr, 0, 0, "error", cr->log);
 		cr->seconds = now_seconds() - t0;
 		return KBX_OK;
 	}
@@ -1247,7 +1234,7 @@ enum kbx_status triton_prepare(const struct task *t, const char *dir, const char
 			else
 				col = 0;
 		}
-		add_diag(cr, line, col, "error", m);
+		compile_result_add_diag(cr, line, col, "error", m);
 		cr->seconds = now_seconds() - t0;
 		triton_kernel_free(&k);
 		return KBX_OK;
@@ -1256,7 +1243,7 @@ enum kbx_status triton_prepare(const struct task *t, const char *dir, const char
 		next = strchr(n, '\n');
 		if (next)
 			*next++ = '\0';
-		add_diag(cr, 0, 0, "warning", n);
+		compile_result_add_diag(cr, 0, 0, "warning", n);
 	}
 	free(notes);
 	if (!*why && device_arch > 0 && k.arch > 0 && !arch_fits(k.arch, device_arch, k.image_is_ptx))
