@@ -65,6 +65,20 @@ def load_module(path):
     return mod
 
 
+def ini_section(task_dir, want):
+    """[(key, value)] of section [want] of the task's task.ini, comments dropped, in order."""
+    pairs, section = [], None
+    with open(os.path.join(task_dir, "task.ini")) as fh:
+        for line in fh:
+            s = line.split(";", 1)[0].strip()
+            if s.startswith("["):
+                section = s[1:-1]
+            elif section == want and "=" in s:
+                key, value = (x.strip() for x in s.split("=", 1))
+                pairs.append((key, value))
+    return pairs
+
+
 def load_call(task_dir):
     """The call the worker makes: the task's crosscheck.py, or (without one) the entry function
     on the in/inout buffers of [args] in order (python/kbxpy/tasks.py)."""
@@ -73,29 +87,13 @@ def load_call(task_dir):
     call = tasks.load_call(task_dir)
     if call is not tasks.default_call:
         return call
-    args, section = [], None
-    with open(os.path.join(task_dir, "task.ini")) as fh:
-        for line in fh:
-            s = line.split(";", 1)[0].strip()
-            if s.startswith("["):
-                section = s
-            elif section == "[args]" and "=" in s:
-                name, spec = (x.strip() for x in s.split("=", 1))
-                args.append({"name": name, "dir": spec.split()[0]})
+    args = [{"name": k, "dir": v.split()[0]} for k, v in ini_section(task_dir, "args")]
     return tasks.DefaultCall().arrange(args)
 
 
 def entry_of(task_dir, mod):
     """The entry function: task.ini's [python] entry, else the module's last public function."""
-    name = None
-    with open(os.path.join(task_dir, "task.ini")) as fh:
-        section = None
-        for line in fh:
-            s = line.strip()
-            if s.startswith("["):
-                section = s
-            elif section == "[python]" and s.startswith("entry") and "=" in s:
-                name = s.split("=", 1)[1].strip()
+    name = next((v for k, v in ini_section(task_dir, "python") if k == "entry"), None)
     if name and hasattr(mod, name):
         return getattr(mod, name)
     fns = [v for k, v in vars(mod).items() if callable(v) and not k.startswith("_") and
