@@ -114,10 +114,13 @@ def kbx_medians(args, task, path, rows):
 
 
 def row_inputs(args, task, row, tmp):
-    """a for crosscheck.call: kbx's inputs of perf row `row` (1-based), on the GPU."""
+    """a for crosscheck.call: kbx's inputs of perf row `row` (1-based), on the GPU; None when the
+    row's inputs are over --max-bytes (kbx export exits 3)."""
     d = os.path.join(tmp, f"r{row}")
     out = subprocess.run([args.kbx, "export", task, "--dir", d, "--perf-row", str(row), "--max-bytes",
                           str(args.max_bytes)], capture_output=True, text=True, timeout=args.timeout)
+    if out.returncode == 3:
+        return None
     if out.returncode != 0:
         raise RuntimeError(f"kbx export {task} --perf-row {row}: {out.stderr.strip()[-300:]}")
     sub = os.path.join(d, f"perf{row}")
@@ -163,11 +166,15 @@ def main():
                 inputs = {}
                 for _ in range(args.rounds):
                     for row, ms in kbx_medians(args, task, path, args.rows).items():
-                        kb.setdefault(row, []).append(ms)
                         if row not in inputs:
                             # the JSON's rows count from 0, `kbx export --perf-row` from 1
                             inputs[row] = row_inputs(args, task, row + 1, tmp)
+                            if inputs[row] is None:
+                                print(f"skip {task} row {row + 1}: inputs over --max-bytes {args.max_bytes:.3g}")
                         a = inputs[row]
+                        if a is None:
+                            continue
+                        kb.setdefault(row, []).append(ms)
                         db.setdefault(row, []).append(triton.testing.do_bench(lambda: call(fn, a, torch),
                                                                                warmup=25, rep=100))
             except Exception as e:  # a candidate that cannot be measured fails the bench
@@ -205,8 +212,8 @@ def overhead(args, only, tmp):
     rows = [json.loads(line) for line in open(os.path.join(out, "progress.jsonl"))]
     extra = []
     for r in rows:
-        split = r.get("split") or {}
-        busy = sum(split.get(k, 0) for k in ("compile_s", "inputs_s", "verify_s", "timing_s"))
+        # progress.jsonl carries the split at the top level (compile_s, inputs_s, verify_s, timing_s)
+        busy = sum(r.get(k) or 0 for k in ("compile_s", "inputs_s", "verify_s", "timing_s"))
         extra.append(r.get("seconds", 0) - busy)
         print(f"item {r.get('id')}: {r.get('verdict')}, {r.get('seconds', 0):.2f} s, of which outside the "
               f"engine's split {extra[-1]:.2f} s")
