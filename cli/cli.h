@@ -60,7 +60,7 @@ int cli_bad_option(const char *cmd, int opt, char **argv);
  * every option to cli_timing_option (1 when it was one of them), print cli_timing_usage. */
 enum {
 	CLI_OPT_WARMUP = 0x200, CLI_OPT_REP, CLI_OPT_TIMING, CLI_OPT_RSD, CLI_OPT_MIN_SAMPLES,
-	CLI_OPT_MIN_TIME, CLI_OPT_MAX_TIME, CLI_OPT_HIDE_LATENCY
+	CLI_OPT_MIN_TIME, CLI_OPT_MAX_TIME, CLI_OPT_HIDE_LATENCY, CLI_OPT_RETIME_REFERENCE
 };
 #define CLI_TIMING_LONG_OPTIONS \
 	{ "warmup", required_argument, NULL, CLI_OPT_WARMUP }, { "rep", required_argument, NULL, CLI_OPT_REP }, \
@@ -68,9 +68,11 @@ enum {
 	{ "min-samples", required_argument, NULL, CLI_OPT_MIN_SAMPLES }, \
 	{ "min-time", required_argument, NULL, CLI_OPT_MIN_TIME }, \
 	{ "max-time", required_argument, NULL, CLI_OPT_MAX_TIME }, \
-	{ "hide-latency", no_argument, NULL, CLI_OPT_HIDE_LATENCY }
+	{ "hide-latency", no_argument, NULL, CLI_OPT_HIDE_LATENCY }, \
+	{ "retime-reference", no_argument, NULL, CLI_OPT_RETIME_REFERENCE }
 extern const char cli_timing_usage[];
-int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *bad);
+struct worker_request;
+int cli_timing_option(int opt, const char *arg, struct worker_request *req, int *bad);
 /* Consistency of the options together; prints and returns 2 when they disagree, else 0. */
 int cli_timing_check(const struct bench_options *b);
 

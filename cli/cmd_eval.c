@@ -308,7 +308,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		case 'K': req.compare_gpu = cli_compare(optarg, &bad); break;
 		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
-			if (cli_timing_option(opt, optarg, &req.bench, &bad))
+			if (cli_timing_option(opt, optarg, &req, &bad))
 				break;
 			return cli_bad_option("eval", opt, argv);
 		}

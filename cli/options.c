@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../core/worker.h"
 
 const char cli_timing_usage[] =
 	"timing (each perf row; doc/timing.md):\n"
@@ -20,7 +21,10 @@ const char cli_timing_usage[] =
 	"  --min-time MS          noise mode: time for at least MS (default 10)\n"
 	"  --max-time MS          noise mode: stop after MS whatever the noise (default 1000)\n"
 	"  --hide-latency         queue each batch of calls behind a spinning kernel, so that the\n"
-	"                         host's launch overhead never shows in the events (tiny kernels)\n";
+	"                         host's launch overhead never shows in the events (tiny kernels)\n"
+	"  --retime-reference     time the reference live at every perf row; otherwise a timing\n"
+	"                         of it kept in the history from the last day, on this GPU at the\n"
+	"                         same clocks, stands in (the log says so, with its age)\n";
 
 double cli_num(const char *s, const char *what, int *bad)
 {
@@ -99,8 +103,9 @@ int cli_compare(const char *s, int *bad)
 	return 0;
 }
 
-int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *bad)
+int cli_timing_option(int opt, const char *arg, struct worker_request *req, int *bad)
 {
+	struct bench_options *b = &req->bench;
 	int m;
 
 	switch (opt) {
@@ -126,6 +131,7 @@ int cli_timing_option(int opt, const char *arg, struct bench_options *b, int *ba
 	case CLI_OPT_MIN_TIME: b->min_ms = cli_num(arg, "--min-time", bad); return 1;
 	case CLI_OPT_MAX_TIME: b->max_ms = cli_num(arg, "--max-time", bad); return 1;
 	case CLI_OPT_HIDE_LATENCY: b->hide_latency = 1; return 1;
+	case CLI_OPT_RETIME_REFERENCE: req->retime_reference = 1; return 1;
 	default: return 0;
 	}
 }

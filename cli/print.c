@@ -211,8 +211,8 @@ static void tp_perf(void *ctx, const struct perf_result *r)
 	/* The reference run as the candidate is timed once: its column would repeat the number. */
 	if (r->ref_is_cand)
 		snprintf(ref, sizeof(ref), "(same)");
-	else
-		snprintf(ref, sizeof(ref), "%.4g", r->ref.median);
+	else   /* '*': a timing kept from an earlier run (reftime.h); the notes say how old */
+		snprintf(ref, sizeof(ref), "%.4g%s", r->ref.median, r->ref_kept ? "*" : "");
 	fprintf(p->out, "          %-4d %-24s %10.4g %10.1f %10s %10s %14s %14s\n", r->row + 1,
 		r->input_size ? r->input_size : "", r->cand.median,
 		r->cand.median > 0 ? 100 * (r->cand.p80 - r->cand.p20) / r->cand.median : 0, ref, g, gb, tf);

@@ -183,6 +183,8 @@ static enum kbx_status load_reference(struct run *r, const struct compile_cache 
 	 * second timing would only measure the same code twice. */
 	r->ref_is_cand = !r->o->triton_dir && im->cimg && im->rimg && im->csz == im->rsz &&
 			 !memcmp(im->cimg, im->rimg, im->csz);
+	if (im->rimg)
+		sha256_hex(im->rimg, im->rsz, r->ref_hash);
 	if (!r->gpu) {
 		if (r->o->host) {
 			engine_finish(r, V_NOT_RUN, "loaded; nothing ran: no CUDA device");
@@ -410,6 +412,14 @@ static enum kbx_status run_perf_rows(struct run *r, const struct golden_row *gro
 	}
 	r->sum.cand_ms_sum = cand;
 	r->sum.ref_ms_sum = ref;
+	if (r->ref_kept_rows) {
+		char age[32];
+
+		reftime_age_text(r->ref_kept_oldest_s, age, sizeof(age));
+		engine_log(r, "the reference's timings at %d of %d perf row(s) were kept from earlier runs on this GPU "
+			   "(the oldest %s old; same reference image, clocks and timing method); "
+			   "--retime-reference times them live", r->ref_kept_rows, t->perf.nrows - first, age);
+	}
 	if (cand > 0)
 		r->sum.speedup_ref = ref / cand;
 	if (grows && first > 0)

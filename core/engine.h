@@ -31,6 +31,7 @@
 #include "expr.h"
 #include "calibrate.h"
 #include "events.h"
+#include "reftime.h"
 #include "result.h"
 #include "status.h"
 #include "task.h"
@@ -61,6 +62,9 @@ struct engine_options {
 	int compare_gpu;              /* --compare gpu: perf rows compare the outputs on the device
 				       * (gpucompare.h; gpucompare_route says which), copying them to
 				       * the host only for a failing output's message; 0: on the host */
+	const struct ref_timing_cache *ref_timings; /* the reference's kept timings (reftime.h), or NULL:
+				       * every perf row times the reference live and keeps nothing */
+	int retime_reference;         /* --retime-reference: time it live, and keep the new timing */
 };
 
 /*

@@ -74,6 +74,9 @@ struct run {
 	size_t flush_bytes;
 	double t0;
 	int ref_is_cand;            /* the candidate compiled to the reference's image: time it once */
+	char ref_hash[65];          /* sha256 of the reference's image (reftime.h keys); "" unknown */
+	int ref_kept_rows;          /* perf rows whose reference timing was a kept one */
+	double ref_kept_oldest_s;   /* the oldest of them, seconds */
 	struct nvml *nvml;          /* clock readings around each timing, or NULL */
 	double last_call_ms[2];     /* the latest synchronised call of the candidate [0], reference [1] */
 	double launch_limit_s;      /* the options', or the task's when it asks for more */

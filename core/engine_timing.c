@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "devgen.h"
 #include "inputs.h"
@@ -429,7 +430,83 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 	return st;
 }
 
-/* Time the candidate, then the reference (unless it is the candidate's own image), at a perf row. */
+/* ---- the reference's kept timings (reftime.h) ---------------------------------------------- */
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The key of perf row `row`'s reference timing; 0 when nothing can be kept (no history, or the
+ * reference's image unknown). */
+static int ref_timing_key(const struct run *r, const struct case_ctx *c, int row, char key[65])
+{
+	struct reftime_id id;
+	char method[256];
+
+	if (!r->o->ref_timings || !r->ref_hash[0])
+		return 0;
+	reftime_method(&r->o->bench, method, sizeof(method));
+	memset(&id, 0, sizeof(id));
+	id.gpu_uuid = r->info.uuid;
+	id.gpu_name = r->info.name;
+	id.driver_version = r->info.driver_version;
+	id.kbx_version = PACKAGE_VERSION;
+	id.task_id = r->t->id;
+	id.ref_image_hash = r->ref_hash;
+	id.row = row;
+	id.input_size = c->pb.input_size ? c->pb.input_size : "null";
+	id.seed = r->o->seed;
+	id.method = method;
+	reftime_key(&id, key);
+	return 1;
+}
+
+/* Stand a kept timing of the reference in for a live one (pr->clocks: the candidate's, just
+ * read): 1 when it did. */
+static int ref_timing_reuse(struct run *r, const struct case_ctx *c, struct perf_result *pr, const char *label)
+{
+	const struct ref_timing_cache *kc = r->o->ref_timings;
+	struct ref_timing kept;
+	char key[65], why[256];
+	double now = wall_now();
+
+	if (r->o->retime_reference || !ref_timing_key(r, c, pr->row, key) || !kc->get ||
+	    kc->get(kc->ctx, key, &kept) != 0)
+		return 0;
+	if (!reftime_usable(&kept, &pr->clocks, now, REFTIME_MAX_AGE_S, why, sizeof(why))) {
+		engine_log(r, "%s: the reference's kept timing is not used: %s; timed live", label, why);
+		return 0;
+	}
+	pr->ref = kept.s;
+	pr->ref_kept = 1;
+	pr->ref_age_s = fmax(0, now - kept.measured_at);
+	r->ref_kept_rows++;
+	r->ref_kept_oldest_s = fmax(r->ref_kept_oldest_s, pr->ref_age_s);
+	return 1;
+}
+
+/* Keep a live timing of the reference's image (timed as the reference, or as the candidate that
+ * is the reference) for later runs; only with clock readings, without which it is never reused. */
+static void ref_timing_keep(struct run *r, const struct case_ctx *c, int row, const struct bench_result *br)
+{
+	const struct ref_timing_cache *kc = r->o->ref_timings;
+	struct ref_timing t;
+	char key[65];
+
+	if (!ref_timing_key(r, c, row, key) || !kc->put || !br->clocks.valid || !(br->s.n > 0))
+		return;
+	t.s = br->s;
+	t.clocks = br->clocks;
+	t.measured_at = wall_now();
+	kc->put(kc->ctx, key, r->t->id, r->info.name, row, &t);
+}
+
+/* Time the candidate, then the reference (unless it is the candidate's own image, or a kept
+ * timing of it stands in), at a perf row. */
 static enum kbx_status time_perf_row(struct run *r, struct case_ctx *c, const char *label, struct perf_result *pr)
 {
 	struct bench_result br;
@@ -458,12 +535,14 @@ static enum kbx_status time_perf_row(struct run *r, struct case_ctx *c, const ch
 	if (r->ref_is_cand) {
 		pr->ref = pr->cand;
 		pr->ref_is_cand = 1;
-	} else {
+		ref_timing_keep(r, c, pr->row, &br);
+	} else if (!ref_timing_reuse(r, c, pr, label)) {
 		engine_phase(r, limit, "%s: timing reference", label);
 		st = time_program(r, &r->ref, c, &c->rs, label, &br);
 		if (st)
 			return st;
 		pr->ref = br.s;
+		ref_timing_keep(r, c, pr->row, &br);
 	}
 	return KBX_OK;
 }

@@ -244,6 +244,10 @@ static void fill_perf(json_t *o, const struct perf_result *p)
 		put(t, "rsd", jnum(p->cand_rsd));
 		put(t, "hide_latency", json_boolean(p->hide_latency));
 		put(t, "ref_is_cand", json_boolean(p->ref_is_cand));
+		if (p->ref_kept) {
+			put(t, "ref_kept", json_true());
+			put(t, "ref_age_s", jnum(p->ref_age_s));
+		}
 		if (p->clocks.valid) {
 			const struct clock_summary *c = &p->clocks;
 			json_t *k = must(json_object());
@@ -790,6 +794,10 @@ static void read_perf(struct dec *d, const json_t *o, struct perf_result *p)
 		p->cand_rsd = get_num(d, t, "rsd");
 		p->hide_latency = get_bool(d, t, "hide_latency");
 		p->ref_is_cand = get_bool(d, t, "ref_is_cand");
+		/* optional: writers from before kept reference timings */
+		p->ref_kept = json_is_true(json_object_get(t, "ref_kept"));
+		if (p->ref_kept)
+			p->ref_age_s = get_num(d, t, "ref_age_s");
 		k = json_object_get(t, "clocks");
 		if (k && !json_is_null(k)) {
 			struct clock_summary *c = &p->clocks;

@@ -100,6 +100,8 @@ struct perf_result {
 	double cand_rsd;
 	int hide_latency;
 	int ref_is_cand;        /* the candidate is the reference: ref is cand's timing, not timed twice */
+	int ref_kept;           /* ref is a timing kept from an earlier run (reftime.h), ref_age_s old */
+	double ref_age_s;
 	struct clock_summary clocks;    /* around the candidate's timing (nvml.h); valid = 0: none */
 };
 

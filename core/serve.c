@@ -69,6 +69,7 @@ static void options_from_request(const struct worker_request *req, const struct 
 	o->triton_launch = req->triton_launch;
 	o->host = env->host;
 	o->compare_gpu = req->compare_gpu;
+	o->retime_reference = req->retime_reference;
 }
 
 /* One request: a verdict through a done event. Returns like worker_serve. */
@@ -80,6 +81,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	struct run_events ev = events_json_writer(out), annotated;
 	struct calibrate_annotator ann = { &ev, NULL, 0 };
 	struct calibration cal;
+	struct ref_timing_cache reftimes;
 	struct bench_memory timing = { 0 };  /* this run's alone: the next request starts afresh */
 	struct task *t = NULL;
 	char *slash;
@@ -114,6 +116,10 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	if (req.db_path && env->open_cache && env->open_cache(env->ctx, req.db_path, &cache) == 0)
 		have_cache = 1;
 	options_from_request(&req, env, &o);
+	if (have_cache && env->ref_timings) {
+		env->ref_timings(env->ctx, &cache, &reftimes);
+		o.ref_timings = &reftimes;
+	}
 	o.bench.memory = &timing;
 	ann.cal = run_calibration(env, &req, &cal);
 	o.calib = ann.cal;

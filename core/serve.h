@@ -25,6 +25,9 @@ struct serve_env {
 	void (*close_cache)(void *ctx, struct compile_cache *c);
 	/* The stored calibration of this device in the history at db_path: 0 when found. */
 	int (*find_calibration)(void *ctx, const char *db_path, const struct gpu_info *info, struct calibration *out);
+	/* The reference's kept timings (reftime.h) in the history open_cache opened: *out filled.
+	 * May be NULL: then nothing is kept. */
+	void (*ref_timings)(void *ctx, const struct compile_cache *opened, struct ref_timing_cache *out);
 };
 
 /* Serve requests from `in` until it ends; events go to `out`. Returns the process's exit

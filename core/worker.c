@@ -86,6 +86,8 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "python", json_string(r->python_exe));
 	if (r->compare_gpu)
 		json_object_set_new(o, "compare", json_string("gpu"));
+	if (r->retime_reference)
+		json_object_set_new(o, "retime_reference", json_true());
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -152,6 +154,7 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 		return kbx_error(KBX_EPARSE, "bad worker request: \"compare\" must be \"host\" or \"gpu\"");
 	}
 	r->compare_gpu = has_compare == JSONGET_FOUND && !strcmp(compare, "gpu");
+	r->retime_reference = json_is_true(json_object_get(o, "retime_reference"));
 	/* No "op" is a run: requests from before calibrations existed. */
 	has_op = jsonget_str(o, "op", &op, NULL);
 	if (has_op != JSONGET_ABSENT && (has_op != JSONGET_FOUND || (strcmp(op, "run") && strcmp(op, "calibrate")))) {

@@ -58,6 +58,7 @@ struct worker_request {
 	int python;                   /* the candidate is a Python module: the Python worker runs it */
 	char *python_exe;             /* its interpreter (--python), or NULL (pyworker.h) */
 	int compare_gpu;              /* engine_options.compare_gpu (--compare gpu) */
+	int retime_reference;         /* engine_options.retime_reference (--retime-reference) */
 };
 
 void worker_request_default(struct worker_request *r);

@@ -159,6 +159,18 @@ static const char *const migrations[] = {
 	 * that were kept for them. */
 	"UPDATE runs SET verdict = 'impossible_timing', speedup_golden = NULL, speedup_ref = NULL"
 	" WHERE verdict = 'pass' AND (',' || COALESCE(warnings, '') || ',') LIKE '%,impossible-timing,%';",
+	/* 7: the reference's timings kept across runs (core/reftime.h, db/reftimes.c), one per key
+	 * (GPU, driver, kbx version, task, reference image, perf row, seed, timing method). */
+	"CREATE TABLE ref_timings ("
+	"  key TEXT PRIMARY KEY NOT NULL,"
+	"  task_id TEXT NOT NULL,"
+	"  gpu TEXT,"
+	"  \"row\" INTEGER NOT NULL,"
+	"  median REAL, p20 REAL, p80 REAL, min REAL, max REAL, mean REAL, stddev REAL, n INTEGER,"
+	"  sm_mhz REAL, min_sm_mhz REAL, max_sm_mhz REAL, mem_mhz REAL, clock_readings INTEGER,"
+	"  measured_at REAL NOT NULL"
+	");"
+	"CREATE INDEX ref_timings_time ON ref_timings(measured_at);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,

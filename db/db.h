@@ -36,7 +36,7 @@ struct db;
  * around the timed block (core/nvml.h), so that history can tell a real change from noise
  * (core/timecmp.h, db/vsbest.h). Rows from before schema 5 have NULL there.
  */
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);
@@ -116,6 +116,12 @@ void db_perf_stored(const struct db_perf *in, struct db_perf *out);
 enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_t *size, char **log);
 enum kbx_status db_cache_put(struct db *db, const char *key, const char *arch, const char *options,
 			     const void *image, size_t size, const char *log);
+
+/* The reference's kept timings (core/reftime.h), by key. KBX_ENOTFOUND on a miss. */
+struct ref_timing;
+enum kbx_status db_reftime_get(struct db *db, const char *key, struct ref_timing *out);
+enum kbx_status db_reftime_put(struct db *db, const char *key, const char *task_id, const char *gpu_name, int row,
+			       const struct ref_timing *t);
 
 /* The cache above as the engine's compile cache (core/engine.h). */
 struct compile_cache db_compile_cache(struct db *db);

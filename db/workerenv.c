@@ -46,6 +46,30 @@ static void close_cache(void *ctx, struct compile_cache *c)
 	c->ctx = NULL;
 }
 
+static int reftime_get(void *ctx, const char *key, struct ref_timing *out)
+{
+	if (db_reftime_get(ctx, key, out) == KBX_OK)
+		return 0;
+	kbx_clear_error();
+	return -1;
+}
+
+static void reftime_put(void *ctx, const char *key, const char *task_id, const char *gpu_name, int row,
+			const struct ref_timing *t)
+{
+	if (db_reftime_put(ctx, key, task_id, gpu_name, row, t) != KBX_OK)
+		kbx_clear_error();   /* a timing not kept is timed again next time */
+}
+
+/* The history open_cache opened keeps the reference's timings too. */
+static void ref_timings(void *ctx, const struct compile_cache *opened, struct ref_timing_cache *out)
+{
+	(void)ctx;
+	out->ctx = opened->ctx;
+	out->get = reftime_get;
+	out->put = reftime_put;
+}
+
 static int find_calibration(void *ctx, const char *db_path, const struct gpu_info *info, struct calibration *out)
 {
 	(void)ctx;
@@ -60,4 +84,5 @@ void db_serve_env(struct serve_env *env, const char *tasks_root, const struct ho
 	env->open_cache = open_cache;
 	env->close_cache = close_cache;
 	env->find_calibration = find_calibration;
+	env->ref_timings = ref_timings;
 }

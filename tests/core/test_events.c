@@ -248,6 +248,42 @@ static void perf_eq(const struct perf_result *a, const struct perf_result *b)
 	EQN(a->tflops, b->tflops);
 	assert_int_equal(a->correct, b->correct);
 	str_eq(a->message, b->message);
+	assert_int_equal(a->ref_kept, b->ref_kept);
+	if (a->ref_kept)
+		EQN(a->ref_age_s, b->ref_age_s);
+}
+
+/* A reference timing kept from an earlier run says so, with its age; a live one says nothing,
+ * and a row from before kept timings reads as live. */
+static void test_perf_ref_kept(void **state)
+{
+	struct perf_result p, back;
+	char *t;
+
+	(void)state;
+	make_perf(&p);
+	p.has_ref = 1;
+	p.ref = (struct sample_stats){ 0.6, 0.59, 0.61, 0.58, 0.7, 0.6, 0.01, 90 };
+	snprintf(p.bench_mode, sizeof(p.bench_mode), "fixed");
+	snprintf(p.bench_stop, sizeof(p.bench_stop), "count");
+	t = perf_result_to_json(&p);
+	assert_null(strstr(t, "ref_kept"));
+	assert_int_equal(perf_result_from_json(t, &back), KBX_OK);
+	assert_int_equal(back.ref_kept, 0);
+	perf_result_free(&back);
+	free(t);
+
+	p.ref_kept = 1;
+	p.ref_age_s = 7512.5;
+	t = perf_result_to_json(&p);
+	assert_non_null(strstr(t, "\"ref_kept\":true"));
+	assert_non_null(strstr(t, "\"ref_age_s\":7512.5"));
+	assert_int_equal(perf_result_from_json(t, &back), KBX_OK);
+	perf_eq(&p, &back);
+	assert_true(back.ref.median == 0.6);
+	perf_result_free(&back);
+	free(t);
+	perf_result_free(&p);
 }
 
 /* The compile log comes back sanitised; everything else as it was. */
@@ -1269,6 +1305,7 @@ static void test_results_free(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_ref_kept),
 		cmocka_unit_test(test_round_trip_memstream),
 		cmocka_unit_test(test_round_trip_pipe),
 		cmocka_unit_test(test_typed_events),

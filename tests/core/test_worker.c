@@ -257,9 +257,38 @@ static void test_request_compare(void **state)
 	}
 }
 
+/* --retime-reference travels to the worker; absent means kept timings may stand in. */
+static void test_request_retime(void **state)
+{
+	struct worker_request r, back, copy;
+	char *text;
+
+	(void)state;
+	worker_request_default(&r);
+	r.task_id = "Activation/gelu";
+	r.source = "x";
+	text = worker_request_to_json(&r);
+	assert_null(strstr(text, "retime_reference"));
+	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
+	assert_int_equal(back.retime_reference, 0);
+	worker_request_free(&back);
+	free(text);
+	r.retime_reference = 1;
+	text = worker_request_to_json(&r);
+	assert_non_null(strstr(text, "\"retime_reference\":true"));
+	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
+	assert_int_equal(back.retime_reference, 1);
+	worker_request_copy(&copy, &back);
+	assert_int_equal(copy.retime_reference, 1);
+	worker_request_free(&back);
+	worker_request_free(&copy);
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_request_retime),
 		cmocka_unit_test(test_pass_and_request_round_trip),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_crash_is_runtime_error),

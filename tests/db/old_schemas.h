@@ -48,4 +48,25 @@
 	"  PRIMARY KEY (gpu_uuid, gpu_name));" \
 	"CREATE INDEX calibration_name ON calibration(gpu_name, measured_at);"
 
+#define OLD_SCHEMA_V5_STEP \
+	"ALTER TABLE perf_rows ADD COLUMN cand_max REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN cand_mean REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN cand_stddev REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN cand_rsd REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN bench_mode TEXT;" \
+	"ALTER TABLE perf_rows ADD COLUMN bench_stop TEXT;" \
+	"ALTER TABLE perf_rows ADD COLUMN hide_latency INTEGER;" \
+	"ALTER TABLE perf_rows ADD COLUMN sm_mhz REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN min_sm_mhz REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN mem_mhz REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN max_sm_mhz REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN temp_c REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN power_w REAL;" \
+	"ALTER TABLE perf_rows ADD COLUMN reasons INTEGER;" \
+	"ALTER TABLE perf_rows ADD COLUMN reasons_valid INTEGER;" \
+	"ALTER TABLE perf_rows ADD COLUMN clock_readings INTEGER;"
+
+/* version 6 changed rows, not tables */
+#define OLD_SCHEMA_V6_STEP ""
+
 #endif

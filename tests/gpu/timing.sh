@@ -54,4 +54,26 @@ check "timed calls rotate among 3 input sets, and the ceilings are named" "$tmp/
 	'any("timed calls rotate among 3 input sets" in l for l in d.get("logs", [])) and any(l.startswith("timing ceilings: ") and "GB/s" in l and "TFLOP/s" in l for l in d.get("logs", []))'
 check "an honest candidate is below the ceilings" "$tmp/ex.json" \
 	'd["verdict"] == "pass" and not any(r.get("impossible") for r in p)'
+
+# The reference's kept timings (core/reftime.h): a candidate that is not the reference, run twice
+# in one history; the second run's rows take the first's reference timings (the same medians),
+# and the log says so with their age; with --retime-reference they are timed live again. Without
+# NVML clock readings nothing is kept, and that is all that is checked.
+ex="$srcdir/tasks/Activation/gelu/examples/normcdf_sigmoid.cu"
+for i in 1 2; do
+	"$kbx" run Activation/gelu "$ex" --rows 2 --no-derived --json >"$tmp/kept$i.json" 2>"$tmp/kept$i.err"
+done
+"$kbx" run Activation/gelu "$ex" --rows 2 --no-derived --json --retime-reference >"$tmp/kept3.json" 2>"$tmp/kept3.err"
+if python3 -c 'import json, sys; sys.exit(0 if all((r.get("timing") or {}).get("clocks") for r in json.load(open(sys.argv[1]))["perf"]) else 1)' \
+	"$tmp/kept1.json"; then
+	check "a second run takes the first's reference timings, and says how old they are" "$tmp/kept2.json" \
+		'd["verdict"] == "pass" and len(p) == 2 and all(r["timing"].get("ref_kept") and r["timing"]["ref_age_s"] >= 0 for r in p) and any("were kept from earlier runs" in l for l in d["logs"])'
+	check "the kept timings are the first run's" "$tmp/kept2.json" \
+		'[r["ref"]["median"] for r in p] == [r["ref"]["median"] for r in json.load(open("'"$tmp/kept1.json"'"))["perf"]]'
+	check "--retime-reference times the reference live" "$tmp/kept3.json" \
+		'd["verdict"] == "pass" and len(p) == 2 and not any(r["timing"].get("ref_kept") for r in p)'
+else
+	check "without clock readings no reference timing is kept" "$tmp/kept2.json" \
+		'not any(r["timing"].get("ref_kept") for r in p)'
+fi
 exit $fail
