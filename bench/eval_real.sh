@@ -9,6 +9,8 @@
 # usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options, e.g. --shard 0/2]
 # Environment: KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips
 # the golden sweep (a shard's second half, say).
+# KBX_DB (default OUT/history.db): the history whose kept reference timings the evaluation may
+# use (doc/timing.md); point it at a sweep's (bench/sweep.sh OUT/history.db) to reuse those.
 set -eu
 kbx=$1
 kbx_dir=$2
@@ -73,6 +75,9 @@ passed = sum(1 for i in items if i.get("exe"))
 print(f"kbx eval: {len(items)} items, {passed} pass, wall {wall:.1f} s")
 split = {k: sum(i.get(k) or 0 for i in items) for k in ("compile_s", "inputs_s", "verify_s", "timing_s")}
 print("split: " + ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in split.items()))
+kept = sum(i.get("ref_kept_rows") or 0 for i in items)
+print(f"reference timings kept from earlier runs (doc/timing.md): {kept} perf rows "
+      f"in {sum(1 for i in items if i.get('ref_kept_rows'))} items")
 failed = [i for i in items if not i.get("exe")]
 for i in failed[:40]:
     print(f"  not passed: {i.get('task') or i.get('file') or i.get('id')}: {i.get('verdict')} "

@@ -56,6 +56,7 @@ struct eval_record {
 	double gbps, tflops;    /* of the largest timed row; < 0 when unknown */
 	double bw_fraction, flop_fraction; /* the same as fractions of the GPU's calibration; < 0 none */
 	int device;             /* the worker (GPU ordinal) that ran it */
+	int ref_kept_rows;      /* perf rows whose reference timing was kept from before (reftime.h) */
 	double seconds;
 	/* the worker's split of its time (run_summary); 0 when unknown (items that never reached
 	 * a worker, records from before the split) */
