@@ -28,11 +28,14 @@ print(" ".join(str((d.get("summary") or {}).get("message", "")).split()))' "$1" 
 
 fail=0
 n=$(find "$dir" -maxdepth 1 -name '*.py' | wc -l)
-# KBX_GPU_JOBS candidates at a time (each in its own worker; verdicts do not depend on timing)
-find "$dir" -maxdepth 1 -name '*.py' | sort | xargs -P "${KBX_GPU_JOBS:-1}" -n 1 sh "$srcdir/tests/gpu/triton_one.sh" "$kbx" \
-	>"$tmp/each.log" 2>&1
-sort -k2 "$tmp/each.log"
-grep -q '^FAIL' "$tmp/each.log" && fail=1
+# KBX_GPU_JOBS candidates at a time (each in its own worker; verdicts do not depend on timing).
+# EVAL_ONLY=1 skips these runs (a device call that has them already) and goes to the eval.
+if [ "${EVAL_ONLY:-0}" != 1 ]; then
+	find "$dir" -maxdepth 1 -name '*.py' | sort | xargs -P "${KBX_GPU_JOBS:-1}" -n 1 sh "$srcdir/tests/gpu/triton_one.sh" "$kbx" \
+		>"$tmp/each.log" 2>&1
+	sort -k2 "$tmp/each.log"
+	grep -q '^FAIL' "$tmp/each.log" && fail=1
+fi
 [ "$n" -gt 0 ] || { echo "FAIL: no candidates in $dir"; fail=1; }
 
 # The whole set as one KernelBenchX predictions.jsonl (fenced, as LLM answers come): one kept
@@ -55,18 +58,27 @@ with open(pred, "w") as p, open(want, "w") as w:
         p.write(json.dumps({"file": head["task"] + ".py", "predict": "```python\n" + text + "```\n"}) + "\n")
         w.write("line %d %s %s\n" % (n, head["expect"], f))
 PY
-if "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --no-perf --quiet --launch-timeout 10 >"$tmp/eval.out" 2>&1 &&
-   [ -s "$tmp/ev/metrics.json" ] && [ -s "$tmp/ev/summary.json" ]; then
+# KBX_EVAL_OUT keeps the evaluation's folder (progress.jsonl survives a time limit)
+ev=${KBX_EVAL_OUT:-$tmp/ev}
+if "$kbx" eval "$tmp/pred.jsonl" --out "$ev" --no-perf --quiet --launch-timeout 10 >"$tmp/eval.out" 2>&1 &&
+   [ -s "$ev/metrics.json" ] && [ -s "$ev/summary.json" ]; then
 	bad=0
 	while read -r _ id want file; do
 		got=$(python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if r.get("id") == sys.argv[2]:
-        print(r.get("verdict"))' "$tmp/ev/progress.jsonl" "line $id")
+        print(r.get("verdict"))' "$ev/progress.jsonl" "line $id")
 		[ "$got" = "$want" ] || { echo "FAIL eval item $id ($file): $got, wanted $want"; bad=1; }
 	done <"$tmp/want.txt"
 	[ $bad = 0 ] && echo "ok   kbx eval of the set: every item's verdict, metrics.json and summary.json" || fail=1
+	# each item's seconds and split: the Python path's cost per item in an evaluation
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    busy = sum(r.get(k) or 0 for k in ("compile_s", "inputs_s", "verify_s", "timing_s"))
+    print("# %-8s %-28s %-14s %6.1f s, outside the split %5.1f s" % (r.get("id"), r.get("task"), r.get("verdict"), r.get("seconds") or 0, (r.get("seconds") or 0) - busy))' \
+		"$ev/progress.jsonl"
 else
 	echo "FAIL kbx eval of the set: $(tail -5 "$tmp/eval.out")"
 	fail=1

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The device plan in three calls of about nine minutes (one lent H200, 30 minutes a session),
+# each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
+# a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
+#   A  tests/gpu/timing.sh (kept reference timings included), tests/adversarial/gpu.sh,
+#      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
+#   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
+#      EVAL_ONLY=1), bench/python_timing.py on five correct candidates with --overhead
+#   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
+# usage: OUT=DIR bench/h200_steps.sh A|B|C KBX KERNELBENCHX_DIR
+# Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
+# LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
+step=$1
+kbx=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+ref=$3
+bin=$(dirname "$kbx")
+r=${OUT:?OUT must name the output folder}/r
+mkdir -p "$r"
+export KBX_TASKS=${KBX_TASKS:-$PWD/tasks} PYTHONUNBUFFERED=1
+t0=$(date +%s)
+el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+count() { echo "ok=$(grep -c '^ok' "$1") FAIL=$(grep -c '^FAIL' "$1")"; }
+gpu_test() {  # LIMIT NAME SCRIPT [ENV...]
+	lim=$1 name=$2 script=$3
+	shift 3
+	env KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" "$@" timeout "$lim" sh "$script" >"$r/$name.txt" 2>&1
+	el "$name rc=$? $(count "$r/$name.txt")"
+	grep '^FAIL' "$r/$name.txt" | cut -c1-300 | head -20
+}
+"$kbx" doctor >"$r/doctor.txt" 2>&1
+case $step in
+A)
+	gpu_test 60 timing tests/gpu/timing.sh
+	gpu_test 100 adversarial tests/adversarial/gpu.sh
+	gpu_test 280 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
+	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
+	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
+	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 80 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
+	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
+	;;
+B)
+	gpu_test 280 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev"
+	grep '^# line' "$r/triton_eval.txt" | head -20
+	timeout 250 python3 bench/python_timing.py --kbx "$kbx" --rounds 2 --rows 1 --only gelu,add,softmax,sum,matmul \
+		--overhead --out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
+	el "python_timing rc=$?"
+	grep -E '^(ok|FAIL|skip)|overhead' "$r/python_timing.txt" | cut -c1-200
+	;;
+C)
+	for s in 0 1; do
+		timeout 290 sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
+		el "sweep $s/2 rc=$?"
+		head -4 "$r/sw$s/sweep.txt" 2>/dev/null
+		grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
+	done
+	;;
+*)
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C KBX KERNELBENCHX_DIR" >&2
+	exit 2
+	;;
+esac
+tar czf "$OUT/r.tgz" -C "$OUT" r && rm -rf "$r"
+el "done: $OUT/r.tgz"
