@@ -342,19 +342,22 @@ int engine_apply_rules(struct run *r, const char *src, enum rules_lang lang, str
 			r->sum.warnings |= WARN(W_SUSPECT_STATIC);
 		free(msg);
 	}
-	/* Required evidence is written for CUDA sources (int8 types, dp4a, __float2int_rn): a
-	 * Python candidate's quantization shows in its outputs and its kernels' IR, not in them. */
-	if (lang != RULES_CUDA && r->t->nstatic_require)
-		engine_log(r, "the evidence rules this task requires read CUDA sources: not applied to a Python candidate");
-	for (i = 0; lang == RULES_CUDA && i < r->t->nstatic_require; i++) {
-		const struct rule *ru = rules_find(&rs, r->t->static_require[i]);
+	/* Required evidence, read in the candidate's language: each required id's rule for CUDA,
+	 * or the Python rule standing for it (evidence_of). An id the language has no reading of
+	 * is not required of it, and the log says so. */
+	for (i = 0; i < r->t->nstatic_require; i++) {
+		const char *id = r->t->static_require[i];
+		const struct rule *ru = rules_find_evidence(&rs, id, lang);
 		int found = 0, k;
 
+		if (!ru && lang != RULES_CUDA) {
+			engine_log(r, "the evidence '%s' this task requires has no Python reading: not required here", id);
+			continue;
+		}
 		for (k = 0; ru && k < n; k++)
 			found |= f[k].rule == ru;
 		if (!found)
-			sbuf_addf(&missing, "%s%s (%s)", missing.len ? ", " : "", r->t->static_require[i],
-				  ru ? ru->message : "unknown rule");
+			sbuf_addf(&missing, "%s%s (%s)", missing.len ? ", " : "", id, ru ? ru->message : "unknown rule");
 	}
 	if (missing.len) {
 		r->missing_evidence = sbuf_detach(&missing);

@@ -120,6 +120,7 @@ static void rule_free(struct rule *r)
 	free(r->id);
 	free(r->pattern);
 	free(r->message);
+	free(r->evidence_of);
 	pcre2_code_free(r->re);
 }
 
@@ -143,11 +144,27 @@ const struct rule *rules_find(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
+const struct rule *rules_find_evidence(const struct ruleset *rs, const char *id, enum rules_lang lang)
+{
+	int i;
+
+	for (i = 0; i < rs->n; i++) {
+		const struct rule *r = &rs->rules[i];
+
+		if (r->kind == RULE_EVIDENCE && r->lang == lang && !strcmp(r->evidence_of ? r->evidence_of : r->id, id))
+			return r;
+	}
+	return NULL;
+}
+
 static enum kbx_status finish_rule(struct rule *r, const char *path)
 {
 	PCRE2_SIZE off;
 	int err;
 
+	if (r->evidence_of && r->kind != RULE_EVIDENCE)
+		return kbx_error(KBX_EPARSE, "rule '%s' in '%s' line %d: 'evidence_of' goes with kind = evidence", r->id,
+				 path, r->line);
 	if (!r->pattern || !r->message)
 		return kbx_error(KBX_EPARSE, "rule '%s' in '%s' line %d: expected 'pattern' and 'message'", r->id, path,
 				 r->line);
@@ -250,9 +267,12 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 				else
 					st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown lang '%s' (expected cuda or python)", path,
 						       lineno, val);
+			} else if (!strcmp(key, "evidence_of")) {
+				free(cur->evidence_of);
+				cur->evidence_of = xstrdup(val);
 			} else {
-				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, message, lang or strings)",
-					       path, lineno, key);
+				st = kbx_error(KBX_EPARSE, "'%s' line %d: unknown key '%s' (expected kind, pattern, message, lang, "
+					       "strings or evidence_of)", path, lineno, key);
 			}
 		}
 		free(line);

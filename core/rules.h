@@ -38,6 +38,9 @@ struct rule {
 	int keep_strings;       /* match against string literals too (strings = keep) */
 	void *re;               /* pcre2_code */
 	enum rules_lang lang;
+	char *evidence_of;      /* `evidence_of = ID`: this evidence rule is ID's reading in its
+				 * language (a Python rule standing for a CUDA one a task requires);
+				 * NULL: the rule stands for its own id */
 };
 
 struct ruleset {
@@ -57,6 +60,9 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 enum kbx_status rules_load(const char *path, struct ruleset *out);
 void rules_free(struct ruleset *rs);
 const struct rule *rules_find(const struct ruleset *rs, const char *id);
+/* The evidence rule that stands for `id` in `lang`: a rule of that language named id, or one
+ * whose evidence_of is id; NULL when the language has no reading of it. */
+const struct rule *rules_find_evidence(const struct ruleset *rs, const char *id, enum rules_lang lang);
 
 /* Every match of fatal and warning rules (one per rule per line) and the first match of each
  * evidence rule, in source order. Returns the count; *out is malloc'd. */

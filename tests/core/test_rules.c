@@ -52,6 +52,7 @@ static void test_parse_errors(void **state)
 		{ "[rule.]\n", "line 1: expected '[rule.NAME]'" },
 		{ "[rule.a]\ncolour = red\n", "line 2: unknown key 'colour'" },
 		{ "[rule.a]\njust words\n", "line 2: expected 'key = value'" },
+		{ "[rule.a]\nkind = warning\nevidence_of = b\npattern = x\nmessage = m\n", "'evidence_of' goes with kind = evidence" },
 	};
 	struct ruleset rs;
 	size_t i;
@@ -294,6 +295,122 @@ static void test_quant_evidence(void **state)
 	free(path);
 }
 
+/* Whether the evidence standing for `id` in Python (evidence_of) is found in a Python source. */
+static int py_evidence(const struct ruleset *rs, const char *id, const char *src)
+{
+	const struct rule *want = rules_find_evidence(rs, id, RULES_PYTHON);
+	struct finding *f;
+	int n, i, r = 0;
+
+	assert_non_null(want);
+	n = rules_scan_lang(rs, src, RULES_PYTHON, &f);
+	for (i = 0; i < n; i++)
+		r |= f[i].rule == want;
+	free(f);
+	return r;
+}
+
+/* The same evidence in Python/Triton candidates: KernelBenchX's way (PyTorch ops that round,
+ * clamp and cast to int8) and Triton's (libdevice.rint, tl.minimum/tl.maximum, an int32 dot)
+ * count; an fp32 matmul, a clamp of a scale away from zero, a truncating cast and words in
+ * comments or strings do not. CUDA's rules never read Python, nor the reverse. */
+static void test_python_evidence(void **state)
+{
+	static const struct {
+		const char *id, *src;
+		int found;
+	} cases[] = {
+		{ "round_to_int", "xq = (xg / sx).round_().clamp_(-127, 127).to(torch.int8)\n", 1 },
+		{ "round_to_int", "q = torch.round(x / s)\n", 1 },
+		{ "round_to_int", "q = libdevice.rint(x / scale)\n", 1 },
+		{ "round_to_int", "q = tl.extra.cuda.libdevice.nearbyint(v)\n", 1 },
+		{ "round_to_int", "q = tl.floor(x / s + 0.5)\n", 1 },
+		{ "round_to_int", "q = torch.quantize_per_tensor(x, s, 0, torch.qint8)\n", 1 },
+		{ "round_to_int", "q = (x / s).to(tl.int8)\n", 0 },
+		{ "round_to_int", "q = tl.floor(x / s)\n", 0 },
+		{ "round_to_int", "# q = torch.round(x)\nq = x.trunc()\n", 0 },
+		{ "round_to_int", "msg = 'round(x)'\nq = my_round_down(x)\n", 0 },
+		{ "clamp_to_range", "xq = (xg / sx).round_().clamp_(-127, 127)\n", 1 },
+		{ "clamp_to_range", "q = tl.minimum(tl.maximum(q, -127.0), 127.0)\n", 1 },
+		{ "clamp_to_range", "q = torch.clamp(v, min=-128, max=127)\n", 1 },
+		{ "clamp_to_range", "q = tl.clamp(q, -8, 7)\n", 1 },
+		{ "clamp_to_range", "q = q.clip(QMIN, QMAX)\n", 1 },
+		{ "clamp_to_range", "sx = x.abs().amax(dim=1, keepdim=True).clamp(min=1e-8) / 127.0\n", 0 },
+		{ "clamp_to_range", "s = amax / 127.0\nq = x / s\n", 0 },
+		{ "clamp_to_range", "amax = tl.maximum(amax, tl.abs(x))\n", 0 },
+		{ "clamp_to_range", "n = max(n, 1)\n", 0 },
+		{ "int_accumulate", "acc = tl.zeros((BM, BN), dtype=tl.int32)\n", 1 },
+		{ "int_accumulate", "acc += tl.dot(a, b, out_dtype=tl.int32)\n", 1 },
+		{ "int_accumulate", "q = v.to(torch.int8)\n", 1 },
+		{ "int_accumulate", "y = torch._int_mm(a, b)\n", 1 },
+		{ "int_accumulate", "acc = tl.zeros((BM, BN), dtype=tl.float32)\nacc += tl.dot(a, b)\n", 0 },
+		{ "int_accumulate", "\"\"\"int8 in a docstring: torch.int8\"\"\"\nacc = a @ b\n", 0 },
+		{ "scale_derivation", "sx = x.abs().amax(dim=1)\n", 1 },
+		{ "int4_storage", "lo = packed & 0xF\nhi = (packed >> 4) & 0xF\n", 1 },
+		{ "int4_storage", "w = w.to(torch.float16)\n", 0 },
+	};
+	char *path = xasprintf("%s/rules.ini", root());
+	struct ruleset rs;
+	struct finding *f;
+	size_t i;
+	int n, k;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (py_evidence(&rs, cases[i].id, cases[i].src) != cases[i].found)
+			fail_msg("%s %s in: %s", cases[i].id, cases[i].found ? "missed" : "found", cases[i].src);
+	/* each language reads its own: the CUDA reading of an id is not the Python one */
+	assert_ptr_not_equal(rules_find_evidence(&rs, "round_to_int", RULES_CUDA),
+			     rules_find_evidence(&rs, "round_to_int", RULES_PYTHON));
+	assert_int_equal(rules_find_evidence(&rs, "round_to_int", RULES_CUDA)->lang, RULES_CUDA);
+	assert_null(rules_find_evidence(&rs, "int8_storage", RULES_PYTHON));
+	n = rules_scan(&rs, "q = torch.round(x).clamp(-127, 127).to(torch.int8)\n", &f);
+	for (k = 0; k < n; k++)
+		assert_int_not_equal(f[k].rule->lang, RULES_PYTHON);
+	free(f);
+	rules_free(&rs);
+	free(path);
+}
+
+/* The Triton candidates of tests/triton/ for w8a8 tasks: the passing one shows every evidence
+ * its task requires; the fp32 one lacks all four. */
+static void test_python_candidates(void **state)
+{
+	static const struct {
+		const char *file;
+		const char *missing;   /* the required ids it lacks, in task.ini's order */
+	} cands[] = {
+		{ "matmul_w8a8_pass.py", "" },
+		{ "matmul_w8a8_fp32_no_quant.py", "round_to_int clamp_to_range scale_derivation int_accumulate " },
+	};
+	static const char *const required[] = { "round_to_int", "clamp_to_range", "scale_derivation", "int_accumulate" };
+	char *path = xasprintf("%s/rules.ini", root());
+	struct ruleset rs;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(rules_load(path, &rs), KBX_OK);
+	for (i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		char *file = xasprintf("%s/tests/triton/%s", KBX_SRCDIR, cands[i].file), *src = NULL;
+		struct sbuf missing = SBUF_INIT;
+		size_t len;
+
+		assert_int_equal(read_file(file, &src, &len), KBX_OK);
+		for (k = 0; k < sizeof(required) / sizeof(required[0]); k++)
+			if (!py_evidence(&rs, required[k], src))
+				sbuf_addf(&missing, "%s ", required[k]);
+		if (strcmp(missing.buf ? missing.buf : "", cands[i].missing))
+			fail_msg("%s lacks '%s', expected '%s'", cands[i].file, missing.buf ? missing.buf : "",
+				 cands[i].missing);
+		sbuf_release(&missing);
+		free(src);
+		free(file);
+	}
+	rules_free(&rs);
+	free(path);
+}
+
 static void test_keep_strings(void **state)
 {
 	static const char text[] = "[rule.a]\nkind = evidence\nstrings = keep\npattern = cvt\\.rni\nmessage = m\n"
@@ -360,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_real_rules),
 		cmocka_unit_test(test_scan_linear),
 		cmocka_unit_test(test_quant_evidence),
+		cmocka_unit_test(test_python_evidence),
+		cmocka_unit_test(test_python_candidates),
 		cmocka_unit_test(test_keep_strings),
 		cmocka_unit_test(test_garbage),
 	};
