@@ -18,16 +18,30 @@ check() {  # file expected-verdict label
 	"$kbx" run "$id" "$1" $perf --json >"$tmp/out.json" 2>"$tmp/err"
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/out.json" 2>/dev/null || echo none)
 	msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/out.json" 2>/dev/null || head -c 300 "$tmp/err")
-	# A Fusion example that names the first wrong stage its diff must report ("the first wrong
-	# stage reported should be `softmax`") is held to it: the first failing case's stage.
+	# An example that names the first wrong stage its diff must report ("the first wrong stage
+	# reported should be `softmax`") is held to it: the first failing case's stage. One that says
+	# what the quantization lens must conclude ("the diagnosis should say `the rounding mode
+	# differs`") is held to that too: the words in the first failing case's diagnosis.
 	stage=$(python3 - "$1" "$tmp/out.json" <<'PY' 2>/dev/null
 import json, re, sys
 text = " ".join(l.strip()[2:].strip() for l in open(sys.argv[1]) if l.strip().startswith("//"))
 m = re.search(r"first wrong stage reported should be `([A-Za-z0-9_]+)`", text)
-if m:
+g = re.search(r"diagnosis should say `([^`]+)`", text)
+if m or g:
     d = json.load(open(sys.argv[2]))
-    got = next((c.get("first_wrong_stage") or "(none)" for c in d.get("cases", []) if c["verdict"] != "pass"), "(no failing case)")
-    print(("ok " if got == m.group(1) else "BAD ") + f"first wrong stage {got}, expected {m.group(1)}")
+    bad = [c for c in d.get("cases", []) if c["verdict"] != "pass"]
+    said = []
+    ok = True
+    if m:
+        got = (bad[0].get("first_wrong_stage") or "(none)") if bad else "(no failing case)"
+        ok &= got == m.group(1)
+        said.append(f"first wrong stage {got}, expected {m.group(1)}")
+    if g:
+        diags = [(o.get("quant") or {}).get("diagnosis", "") for o in (bad[0].get("outputs", []) if bad else [])]
+        hit = any(g.group(1) in x for x in diags)
+        ok &= hit
+        said.append(f"diagnosis {'says' if hit else 'lacks'} '{g.group(1)}'" + ("" if hit else f" ({'; '.join(x for x in diags if x) or 'none'})"))
+    print(("ok " if ok else "BAD ") + ", ".join(said))
 PY
 )
 	case $stage in
