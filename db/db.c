@@ -788,6 +788,68 @@ static void stored_word(const char *s, size_t size, const char *const *words, ch
 			snprintf(dst, dsize, "%s", s);
 }
 
+void db_perf_from_result(const struct perf_result *p, struct db_perf *dp)
+{
+	memset(dp, 0, sizeof(*dp));
+	dp->row = p->row;
+	dp->input_size = xstrdup_or_null(p->input_size);
+	if (p->cand.n > 0) {
+		dp->cand_ms = p->cand.median;
+		dp->cand_p20 = p->cand.p20;
+		dp->cand_p80 = p->cand.p80;
+		dp->cand_min = p->cand.min;
+		dp->cand_n = p->cand.n;
+		dp->cand_max = p->cand.max;
+		dp->cand_mean = p->cand.mean;
+		dp->cand_stddev = p->cand.stddev;
+		dp->cand_rsd = p->cand_rsd;
+		/* how it was timed, only when the event said (rows from older workers do not) */
+		if (p->bench_mode[0]) {
+			snprintf(dp->bench_mode, sizeof(dp->bench_mode), "%.*s", (int)sizeof(p->bench_mode), p->bench_mode);
+			snprintf(dp->bench_stop, sizeof(dp->bench_stop), "%.*s", (int)sizeof(p->bench_stop), p->bench_stop);
+			dp->hide_latency = p->hide_latency != 0;
+		}
+		/* the conditions belong to the timing: none without one */
+		dp->clocks = p->clocks;
+	} else {
+		dp->cand_ms = dp->cand_p20 = dp->cand_p80 = dp->cand_min = -1.0;
+		dp->cand_n = 0;
+	}
+	dp->ref_ms = p->has_ref && p->ref.n > 0 ? p->ref.median : -1.0;
+	dp->golden_ms = p->golden_ms;
+	/* Throughput means nothing without the task's formula or a timing. */
+	dp->gbps = p->bytes >= 0 && p->cand.n > 0 ? p->gbps : -1.0;
+	dp->tflops = p->flops >= 0 && p->cand.n > 0 ? p->tflops : -1.0;
+}
+
+void db_perf_to_result(const struct db_perf *p, struct perf_result *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->row = p->row;
+	q->input_size = xstrdup_or_null(p->input_size);
+	q->cand.median = p->cand_ms;
+	q->cand.p20 = p->cand_p20;
+	q->cand.p80 = p->cand_p80;
+	q->cand.min = p->cand_min;
+	q->cand.n = p->cand_n;
+	q->ref.median = p->ref_ms;
+	q->has_ref = p->ref_ms >= 0;
+	q->golden_ms = p->golden_ms;
+	q->gbps = p->gbps;
+	q->tflops = p->tflops;
+	q->bytes = q->flops = -1;
+	q->correct = 1;
+	/* schema 5: how it was timed and under what clocks; absent in older rows */
+	q->cand.max = p->cand_max;
+	q->cand.mean = p->cand_mean;
+	q->cand.stddev = p->cand_stddev;
+	q->cand_rsd = p->cand_rsd;
+	snprintf(q->bench_mode, sizeof(q->bench_mode), "%s", p->bench_mode);
+	snprintf(q->bench_stop, sizeof(q->bench_stop), "%s", p->bench_stop);
+	q->hide_latency = p->hide_latency > 0;
+	q->clocks = p->clocks;
+}
+
 /* Mirrors insert_perf and bind_perf_details (the writing) and db_perf_read (the reading back);
  * tests/db/test_db.c checks the three agree. */
 void db_perf_stored(const struct db_perf *in, struct db_perf *out)

@@ -111,6 +111,13 @@ enum kbx_status db_run_insert(struct db *db, struct db_run *run);
  * what the history does not keep reads as "not known" there, and so it does in *out. For a run
  * just written, without reading it back. out->input_size is in's (not a copy). */
 void db_perf_stored(const struct db_perf *in, struct db_perf *out);
+/* A perf event as the history keeps it (what the recorder writes): the candidate's timing only
+ * when it was timed, throughput only with the task's formula; dp->input_size is a copy. */
+void db_perf_from_result(const struct perf_result *p, struct db_perf *dp);
+/* A history row as a perf event (a past run shown as a live one): what the history does not
+ * keep (bytes, flops) reads as unknown, the row as correct (only correct rows are timed);
+ * q->input_size is a copy. */
+void db_perf_to_result(const struct db_perf *p, struct perf_result *q);
 
 /* Compile cache, keyed by sha256(source + options + arch). KBX_ENOTFOUND on a miss. */
 enum kbx_status db_cache_get(struct db *db, const char *key, void **image, size_t *size, char **log);

@@ -114,36 +114,7 @@ static void on_perf(void *ctx, const struct perf_result *p)
 		return;
 	XGROW(r->perf, r->nperf + 1, r->perf_cap);
 	dp = &r->perf[r->nperf++];
-	memset(dp, 0, sizeof(*dp));
-	dp->row = p->row;
-	dp->input_size = xstrdup_or_null(p->input_size);
-	if (p->cand.n > 0) {
-		dp->cand_ms = p->cand.median;
-		dp->cand_p20 = p->cand.p20;
-		dp->cand_p80 = p->cand.p80;
-		dp->cand_min = p->cand.min;
-		dp->cand_n = p->cand.n;
-		dp->cand_max = p->cand.max;
-		dp->cand_mean = p->cand.mean;
-		dp->cand_stddev = p->cand.stddev;
-		dp->cand_rsd = p->cand_rsd;
-		/* how it was timed, only when the event said (rows from older workers do not) */
-		if (p->bench_mode[0]) {
-			snprintf(dp->bench_mode, sizeof(dp->bench_mode), "%.*s", (int)sizeof(p->bench_mode), p->bench_mode);
-			snprintf(dp->bench_stop, sizeof(dp->bench_stop), "%.*s", (int)sizeof(p->bench_stop), p->bench_stop);
-			dp->hide_latency = p->hide_latency != 0;
-		}
-		/* the conditions belong to the timing: none without one */
-		dp->clocks = p->clocks;
-	} else {
-		dp->cand_ms = dp->cand_p20 = dp->cand_p80 = dp->cand_min = -1.0;
-		dp->cand_n = 0;
-	}
-	dp->ref_ms = p->has_ref && p->ref.n > 0 ? p->ref.median : -1.0;
-	dp->golden_ms = p->golden_ms;
-	/* Throughput means nothing without the task's formula or a timing. */
-	dp->gbps = p->bytes >= 0 && p->cand.n > 0 ? p->gbps : -1.0;
-	dp->tflops = p->flops >= 0 && p->cand.n > 0 ? p->tflops : -1.0;
+	db_perf_from_result(p, dp);
 }
 
 static void on_done(void *ctx, const struct run_summary *s)

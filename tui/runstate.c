@@ -164,30 +164,7 @@ enum kbx_status run_record_from_db(const struct db_run_detail *d, struct run_rec
 
 		XGROW(r->perf, r->nperf + 1, r->perf_cap);
 		q = &r->perf[r->nperf++];
-		memset(q, 0, sizeof(*q));
-		q->row = p->row;
-		q->input_size = xstrdup_or_null(p->input_size);
-		q->cand.median = p->cand_ms;
-		q->cand.p20 = p->cand_p20;
-		q->cand.p80 = p->cand_p80;
-		q->cand.min = p->cand_min;
-		q->cand.n = p->cand_n;
-		q->ref.median = p->ref_ms;
-		q->has_ref = p->ref_ms >= 0;
-		q->golden_ms = p->golden_ms;
-		q->gbps = p->gbps;
-		q->tflops = p->tflops;
-		q->bytes = q->flops = -1;
-		q->correct = 1;
-		/* schema 5: how it was timed and under what clocks; absent in older rows */
-		q->cand.max = p->cand_max;
-		q->cand.mean = p->cand_mean;
-		q->cand.stddev = p->cand_stddev;
-		q->cand_rsd = p->cand_rsd;
-		snprintf(q->bench_mode, sizeof(q->bench_mode), "%s", p->bench_mode);
-		snprintf(q->bench_stop, sizeof(q->bench_stop), "%s", p->bench_stop);
-		q->hide_latency = p->hide_latency > 0;
-		q->clocks = p->clocks;
+		db_perf_to_result(p, q);
 	}
 	if (*bad) {
 		snprintf(r->error, sizeof(r->error), "%s", bad);

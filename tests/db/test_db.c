@@ -1428,6 +1428,58 @@ static void test_recorder(void **state)
 	assert_int_equal(q_int(db_sqlite(f->db), "SELECT COUNT(*) FROM case_results"), 3);
 }
 
+/* A perf event and a history row map onto each other (the recorder writes one, the explorer
+ * shows a past run from the other): what the history keeps comes back, and an untimed row
+ * reads as untimed. */
+static void test_perf_mapping(void **state)
+{
+	struct perf_result p, back;
+	struct db_perf dp;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.row = 4;
+	p.input_size = (char *)"[[1024]]";
+	p.cand = (struct sample_stats){ 0.5, 0.49, 0.51, 0.48, 0.6, 0.505, 0.01, 200 };
+	p.ref = (struct sample_stats){ 0.7, 0.69, 0.71, 0.68, 0.8, 0.7, 0.01, 150 };
+	p.has_ref = 1;
+	p.golden_ms = 0.65;
+	p.bytes = 8192;
+	p.flops = -1;
+	p.gbps = 16.4;
+	p.tflops = 3;
+	p.cand_rsd = 0.02;
+	snprintf(p.bench_mode, sizeof(p.bench_mode), "noise");
+	snprintf(p.bench_stop, sizeof(p.bench_stop), "cap");
+	p.clocks.valid = 2;
+	p.clocks.sm_mhz = 1980;
+	db_perf_from_result(&p, &dp);
+	assert_string_equal(dp.input_size, "[[1024]]");
+	assert_true(dp.cand_ms == 0.5 && dp.cand_n == 200 && dp.ref_ms == 0.7 && dp.golden_ms == 0.65);
+	assert_true(dp.gbps == 16.4 && dp.tflops == -1);   /* no FLOP formula: no TFLOP/s */
+	assert_string_equal(dp.bench_mode, "noise");
+	db_perf_to_result(&dp, &back);
+	assert_int_equal(back.row, 4);
+	assert_string_equal(back.input_size, "[[1024]]");
+	assert_true(back.cand.median == 0.5 && back.cand.p20 == 0.49 && back.cand.max == 0.6 && back.cand.n == 200);
+	assert_true(back.ref.median == 0.7 && back.has_ref);
+	assert_true(back.cand_rsd == 0.02 && back.clocks.sm_mhz == 1980 && back.clocks.valid == 2);
+	assert_string_equal(back.bench_stop, "cap");
+	assert_true(back.bytes < 0 && back.flops < 0 && back.correct);
+	perf_result_free(&back);
+	free((char *)dp.input_size);
+
+	p.cand.n = 0;      /* never timed (wrong at this size) */
+	p.has_ref = 0;
+	db_perf_from_result(&p, &dp);
+	assert_true(dp.cand_ms < 0 && dp.cand_n == 0 && dp.ref_ms < 0 && dp.gbps < 0);
+	assert_string_equal(dp.bench_mode, "");
+	db_perf_to_result(&dp, &back);
+	assert_false(back.has_ref);
+	perf_result_free(&back);
+	free((char *)dp.input_size);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1452,6 +1504,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_category_series, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_cache, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_recorder, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test(test_perf_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
