@@ -64,6 +64,9 @@ static const char run_usage[] =
 	"  --compare host|gpu     where perf rows compare the outputs with the reference's: host\n"
 	"                         (the default) or gpu, on the device, copying them to the host\n"
 	"                         only to describe a failing output (not yet the default)\n"
+	"  --allow-pytorch        a Python FILE's outputs may come from PyTorch ops: checks a task\n"
+	"                         against a PyTorch function (tools/crosscheck.py --perf); implies\n"
+	"                         --no-history\n"
 	"  -v, --verbose          every case's details, also when it passes\n"
 	"\n";
 
@@ -99,6 +102,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		{ "sanitize", required_argument, NULL, 'Z' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ "triton", required_argument, NULL, 'T' }, { "launch", required_argument, NULL, 'l' },
 		{ "python", required_argument, NULL, 'Y' }, { "compare", required_argument, NULL, 'K' },
+		{ "allow-pytorch", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct worker_request req;
@@ -139,6 +143,11 @@ int cmd_run(struct cli *c, int argc, char **argv)
 		case 'T': triton = optarg; break;
 		case 'l': launch = optarg; break;
 		case 'Y': req.python_exe = optarg; break;
+		case 'A':
+			/* a cross-check of the task, not a candidate's run: never in the history */
+			req.allow_pytorch = 1;
+			c->no_history = 1;
+			break;
 		case 'K': req.compare_gpu = cli_compare(optarg, &bad); break;
 		case 'h': fputs(run_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:

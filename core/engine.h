@@ -65,6 +65,9 @@ struct engine_options {
 	const struct ref_timing_cache *ref_timings; /* the reference's kept timings (reftime.h), or NULL:
 				       * every perf row times the reference live and keeps nothing */
 	int retime_reference;         /* --retime-reference: time it live, and keep the new timing */
+	int allow_pytorch;            /* --allow-pytorch: a host candidate's outputs may come from
+				       * PyTorch ops (a task cross-checked against KernelBenchX's own
+				       * function, tools/crosscheck.py); never a candidate's verdict */
 };
 
 /*
@@ -102,7 +105,7 @@ struct host_candidate {
 	/* Load the candidate (the compile step). V_PASS when it loaded; else the verdict
 	 * (V_COMPILE_ERROR with diagnostics in cr, V_ABI_ERROR, V_NOT_RUN, V_ERROR) and why. */
 	enum verdict (*load)(void *ctx, const struct task *t, const char *source, const char *name, int device,
-			     int has_gpu, struct compile_result *cr, char *why, size_t whylen);
+			     int has_gpu, int allow_pytorch, struct compile_result *cr, char *why, size_t whylen);
 	/* A handle >= 0 for these buffers, or -1 with why. */
 	int (*bind)(void *ctx, const struct host_binding *b, char *why, size_t whylen);
 	void (*unbind)(void *ctx, int handle);

@@ -288,7 +288,10 @@ enum kbx_status engine_prepare_host(struct run *r, const char *src, const char *
 	r->cand.host = 1;
 	/* the first load of a worker imports torch and triton: seconds, not milliseconds */
 	engine_phase(r, r->o->compile_limit_s + 60, "loading %s", name);
-	*loaded = h->load(h->ctx, r->t, src, name, r->o->device, r->gpu != NULL, cr, why, whylen);
+	if (r->o->allow_pytorch)
+		engine_log(r, "--allow-pytorch: PyTorch ops may compute the outputs (a cross-check of the task, "
+			   "not a candidate's verdict)");
+	*loaded = h->load(h->ctx, r->t, src, name, r->o->device, r->gpu != NULL, r->o->allow_pytorch, cr, why, whylen);
 	if (*loaded == V_PASS)
 		*why = '\0';
 	else if (!*why)

@@ -24,7 +24,9 @@
  * load(request, out, outlen) -> 0 ok, nonzero failed
  *   request: {"source": TEXT, "source_name": "cand.py", "task": "Activation/gelu",
  *             "task_dir": ABS PATH (holds task.ini and crosscheck.py), "entry": "gelu" or null,
- *             "signature": "(input, approximate='none')" or null, "device": 0, "has_gpu": true}
+ *             "signature": "(input, approximate='none')" or null, "device": 0, "has_gpu": true,
+ *             "allow_pytorch": true (only with --allow-pytorch: outputs computed by PyTorch ops
+ *             pass when they are right, for cross-checking a task against PyTorch)}
  *   The worker checks the syntax first (a SyntaxError needs neither torch nor a GPU), then imports
  *   torch and triton, executes the module, finds the entry function and checks its signature.
  *   ok:     {"entry": "gelu", "kernels": ["_gelu_kernel", ...], "autotuned": [...], "log": [LINES]}

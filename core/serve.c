@@ -70,6 +70,7 @@ static void options_from_request(const struct worker_request *req, const struct 
 	o->host = env->host;
 	o->compare_gpu = req->compare_gpu;
 	o->retime_reference = req->retime_reference;
+	o->allow_pytorch = req->allow_pytorch;
 }
 
 /* One request: a verdict through a done event. Returns like worker_serve. */

@@ -88,6 +88,8 @@ char *worker_request_to_json(const struct worker_request *r)
 		json_object_set_new(o, "compare", json_string("gpu"));
 	if (r->retime_reference)
 		json_object_set_new(o, "retime_reference", json_true());
+	if (r->allow_pytorch)
+		json_object_set_new(o, "allow_pytorch", json_true());
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -155,6 +157,7 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	}
 	r->compare_gpu = has_compare == JSONGET_FOUND && !strcmp(compare, "gpu");
 	r->retime_reference = json_is_true(json_object_get(o, "retime_reference"));
+	r->allow_pytorch = json_is_true(json_object_get(o, "allow_pytorch"));
 	/* No "op" is a run: requests from before calibrations existed. */
 	has_op = jsonget_str(o, "op", &op, NULL);
 	if (has_op != JSONGET_ABSENT && (has_op != JSONGET_FOUND || (strcmp(op, "run") && strcmp(op, "calibrate")))) {

@@ -59,6 +59,7 @@ struct worker_request {
 	char *python_exe;             /* its interpreter (--python), or NULL (pyworker.h) */
 	int compare_gpu;              /* engine_options.compare_gpu (--compare gpu) */
 	int retime_reference;         /* engine_options.retime_reference (--retime-reference) */
+	int allow_pytorch;            /* engine_options.allow_pytorch (--allow-pytorch) */
 };
 
 void worker_request_default(struct worker_request *r);

@@ -66,7 +66,7 @@ static char *join_log(json_t *o)
 }
 
 static enum verdict py_load(void *ctx, const struct task *t, const char *source, const char *name, int device,
-			    int has_gpu, struct compile_result *cr, char *why, size_t whylen)
+			    int has_gpu, int allow_pytorch, struct compile_result *cr, char *why, size_t whylen)
 {
 	struct pyhost *h = ctx;
 	json_t *req = json_object(), *ans;
@@ -83,6 +83,8 @@ static enum verdict py_load(void *ctx, const struct task *t, const char *source,
 	json_object_set_new(req, "signature", t->py_signature ? json_string(t->py_signature) : json_null());
 	json_object_set_new(req, "device", json_integer(device));
 	json_object_set_new(req, "has_gpu", json_boolean(has_gpu));
+	if (allow_pytorch)
+		json_object_set_new(req, "allow_pytorch", json_true());
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	h->answer[0] = '\0';

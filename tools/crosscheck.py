@@ -11,13 +11,16 @@ reference under KernelBenchX's tolerances: rtol = atol = 5e-3 for f16/bf16, 1e-5
 exact for integers and bool, NaN equal to NaN; metric thresholds (cosine, l1_relative, rmse)
 where the task's [tolerance] gives them. Needs a CUDA GPU, PyTorch and NumPy.
 
-With --perf it checks the perf rows instead: `kbx export --perf-row N` writes kbx's inputs for
-row N (drawn on the host; rows whose inputs and outputs exceed --max-bytes are skipped and
-listed), its reference's outputs, and the rtol/atol kbx holds each output to at that row (the
-cases' tolerance with the task's [tolerance.perf] bound on top); the PyTorch function's outputs
-on those inputs are judged with them. Where PyTorch fails, the bound (or the reference, or the
-perf inputs) is wrong, not PyTorch (issue 22). --rows picks rows ("all", "last:N", "1,3,5"),
---budget stops starting tasks after that many seconds (the rest are listed as not run).
+With --perf the PyTorch function itself is run as a candidate: its code (above the separator)
+is written as a KernelBenchX-format module and given to `kbx run TASK MODULE --allow-pytorch
+--json --warmup 0 --rep 0` (the Python worker; --allow-pytorch lets PyTorch ops compute the
+outputs and keeps the run out of the history). kbx then judges PyTorch's outputs exactly as it
+judges a candidate's, at every case and at every perf row (inputs drawn on the GPU, the checks
+before and after timing, [tolerance.perf] bounds, property and distribution verifiers, exact
+targets): where PyTorch fails, the bound (or the reference, or the perf inputs) is wrong, not
+PyTorch (issue 22). A row of the table counts the cases and perf rows that passed. --rows N
+checks only the last N perf rows; --budget stops starting tasks after that many seconds (the
+rest are listed as not run).
 """
 import argparse
 import configparser
@@ -165,51 +168,64 @@ def compare(ours, theirs, dtype, rtol, atol, metric):
     return bad == 0, f"{bad} of {a.size} outside tol, max abs {worst:.3g}", worst
 
 
-def perf_rows(spec, nrows):
-    """The 1-based perf rows that --rows names: "all", "last:N" or a list "1,3,5"."""
-    if spec in (None, "", "all"):
-        return list(range(1, nrows + 1))
-    if spec.startswith("last:"):
-        k = int(spec[5:])
-        return list(range(max(1, nrows - k + 1), nrows + 1))
-    return [r for r in (int(x) for x in spec.split(",") if x.strip()) if 1 <= r <= nrows]
+def kernelbenchx_module(kbx_dir, category, name, dest):
+    """Write KernelBenchX's code for the task (above the separator: imports, helpers, the
+    function) as a module the Python worker can load; its tests below the line stay out."""
+    path = os.path.join(kbx_dir, "tasks", category, name + ".py")
+    with open(path) as fh:
+        text = fh.read()
+    cut = text.find(SEPARATOR)
+    with open(dest, "w") as fh:
+        fh.write(f"# KernelBenchX's {category}/{name}, above its separator (tools/crosscheck.py --perf)\n")
+        fh.write(text[:cut] if cut >= 0 else text)
 
 
-def task_perf_rows(args, task_id):
-    out = subprocess.run([args.kbx, "show", task_id, "--json"], capture_output=True, text=True)
-    return json.loads(out.stdout).get("perf_rows", 0) if out.returncode == 0 else 0
+def check_task_run(args, task_dir, category, name):
+    """--perf: PyTorch's function through `kbx run --allow-pytorch`, judged by kbx at every case
+    and perf row. One result per case and per perf row: (what, ok or None if skipped, why, err)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        mod = os.path.join(tmp, f"{name}.py")
+        kernelbenchx_module(args.kernelbenchx, category, name, mod)
+        cmd = [args.kbx, "run", f"{category}/{name}", mod, "--allow-pytorch", "--json", "--warmup", "0", "--rep", "0"]
+        if args.rows not in (None, "", "all"):
+            cmd += ["--rows", args.rows[5:] if args.rows.startswith("last:") else args.rows]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=max(1.0, args.timeout - 5))
+    try:
+        d = json.loads(out.stdout)
+    except ValueError:
+        return [("run", False, (out.stderr.strip() or out.stdout.strip())[-300:], float("inf"))]
+    results = []
+    for c in d.get("cases", []):
+        v = c.get("verdict")
+        ok = True if v == "pass" else None if v == "not_run" else False
+        errs = [o.get("max_abs") for o in c.get("outputs", []) if isinstance(o.get("max_abs"), (int, float))]
+        results.append((c.get("name", "case"), ok, (c.get("message") or v or "")[:300], max(errs or [0.0])))
+    for p in d.get("perf", []):
+        results.append((f"perf{p.get('row', -1) + 1}", bool(p.get("correct")), (p.get("message") or "")[:300], 0.0))
+    verdict = d.get("verdict")
+    if verdict not in ("pass", "not_run") and not any(r[1] is False for r in results):
+        msg = ((d.get("summary") or {}).get("message") or verdict or "?")
+        results.append(("verdict", False, f"{verdict}: {msg}"[:300], float("inf")))
+    return results
 
 
 def check_task(args, task_dir, category, name):
+    if args.perf:
+        return check_task_run(args, task_dir, category, name)
     call = load_crosscheck(task_dir)
     if call is None:
         return None
     fn = kernelbenchx_function(args.kernelbenchx, category, name)
-    if args.perf:
-        results = []
-        for row in perf_rows(args.rows, task_perf_rows(args, f"{category}/{name}")):
-            with tempfile.TemporaryDirectory() as tmp:
-                out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp, "--perf-row", str(row),
-                                      "--max-bytes", str(args.max_bytes)], capture_output=True, text=True)
-                if out.returncode == 3:  # over the byte budget: listed, not judged
-                    results.append((f"perf{row}", None, "over --max-bytes", 0.0))
-                    continue
-                if not os.path.exists(os.path.join(tmp, f"perf{row}", "manifest.json")):
-                    results.append((f"perf{row}:export", False, out.stderr.strip()[-300:], float("inf")))
-                    continue
-                results += judge_exports(tmp, task_dir, call, fn, True)
-        return results
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp], capture_output=True, text=True)
         if out.returncode != 0:
             return [("export", False, out.stderr.strip()[-300:], float("inf"))]
-        return judge_exports(tmp, task_dir, call, fn, False)
+        return judge_exports(tmp, task_dir, call, fn)
 
 
-def judge_exports(tmp, task_dir, call, fn, perf):
-    """Call the PyTorch function on every exported case (or perf row) under tmp and judge its
-    outputs against kbx's reference: at a perf row with the rtol/atol the manifest says kbx holds
-    that output to, at a case with KernelBenchX's tolerance as before."""
+def judge_exports(tmp, task_dir, call, fn):
+    """Call the PyTorch function on every exported case under tmp and judge its outputs against
+    kbx's reference with KernelBenchX's tolerance."""
     results = []
     for case in sorted(os.listdir(tmp)):
         with open(os.path.join(tmp, case, "manifest.json")) as fh:
@@ -246,15 +262,10 @@ def judge_exports(tmp, task_dir, call, fn, perf):
             if t.dtype == torch.bfloat16:
                 t = t.float()
             rtol, atol, metric = tolerance(task_dir, dtype)
-            held = perf and next((x for x in m["args"] if x["name"] == arg_name and "atol" in x), None)
-            if held and not metric:  # kbx's own bound at this row ([tolerance.perf] on top)
-                rtol, atol = held["rtol"], held["atol"]
             ptol = property_tolerance(task_dir, arg_name, a, ours)
             if ptol is not None:  # judged like kbx's property verifier judges it
                 rtol, atol = ptol
             ok, why, err = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
-            if perf and not ok and m.get("bound"):
-                why += f" (bound {m['bound']})"
             results.append((f"{case}:{arg_name}", ok, why, err))
     return results
 
@@ -290,10 +301,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per task")
     ap.add_argument("--out")
-    ap.add_argument("--perf", action="store_true", help="check the perf rows (kbx export --perf-row) instead of the cases")
-    ap.add_argument("--rows", default="all", help='with --perf: "all", "last:N" or "1,3,5"')
-    ap.add_argument("--max-bytes", type=float, default=8e9,
-                    help="with --perf: skip rows whose inputs and outputs take more host memory than this")
+    ap.add_argument("--perf", action="store_true",
+                    help="run PyTorch's function as a candidate (kbx run --allow-pytorch): every case and perf row")
+    ap.add_argument("--rows", default="all", help='with --perf: "all" or "last:N" (the last N perf rows)')
     ap.add_argument("--budget", type=float, default=0, help="seconds; start no task after this (0: no limit)")
     args = ap.parse_args()
     if args.one:
@@ -322,7 +332,7 @@ def main():
         cmd = [sys.executable, os.path.abspath(__file__), "--kbx", args.kbx, "--kernelbenchx", args.kernelbenchx,
                "--tasks", args.tasks, "--one", task_id]
         if args.perf:
-            cmd += ["--perf", "--rows", args.rows, "--max-bytes", str(args.max_bytes)]
+            cmd += ["--perf", "--rows", args.rows, "--timeout", str(args.timeout)]
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             return tuple(json.loads(out.stdout.strip().splitlines()[-1]))

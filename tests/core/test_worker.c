@@ -257,7 +257,8 @@ static void test_request_compare(void **state)
 	}
 }
 
-/* --retime-reference travels to the worker; absent means kept timings may stand in. */
+/* --retime-reference and --allow-pytorch travel to the worker; absent means kept timings may
+ * stand in and PyTorch-computed outputs fail. */
 static void test_request_retime(void **state)
 {
 	struct worker_request r, back, copy;
@@ -269,15 +270,20 @@ static void test_request_retime(void **state)
 	r.source = "x";
 	text = worker_request_to_json(&r);
 	assert_null(strstr(text, "retime_reference"));
+	assert_null(strstr(text, "allow_pytorch"));
 	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
 	assert_int_equal(back.retime_reference, 0);
+	assert_int_equal(back.allow_pytorch, 0);
 	worker_request_free(&back);
 	free(text);
 	r.retime_reference = 1;
+	r.allow_pytorch = 1;
 	text = worker_request_to_json(&r);
 	assert_non_null(strstr(text, "\"retime_reference\":true"));
+	assert_non_null(strstr(text, "\"allow_pytorch\":true"));
 	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
 	assert_int_equal(back.retime_reference, 1);
+	assert_int_equal(back.allow_pytorch, 1);
 	worker_request_copy(&copy, &back);
 	assert_int_equal(copy.retime_reference, 1);
 	worker_request_free(&back);

@@ -10,7 +10,7 @@ import unittest
 
 import fakes
 from kbxpy import autotune, cabi, outputs, tasks
-from kbxpy.worker import Worker, is_cuda_error
+from kbxpy.worker import Worker, is_cuda_error, provenance_answer
 
 REPO = os.path.normpath(os.path.join(fakes.HERE, "..", ".."))
 
@@ -281,6 +281,26 @@ class Sweep(unittest.TestCase):
         self.assertIn("config 2/2 (bad)", cm.exception.kbx_autotune_config)
         self.assertEqual(tuner.configs, ["good", "bad"])
 
+
+
+class ProvenanceAnswerTest(unittest.TestCase):
+    """Outputs computed by PyTorch ops fail a candidate, unless kbx run --allow-pytorch says the
+    run cross-checks a task against a PyTorch function; the problem is logged either way."""
+
+    def test_clean(self):
+        self.assertEqual(provenance_answer(None, ["a"], False), (0, {"log": ["a"]}))
+        self.assertEqual(provenance_answer(None, ["a"], True), (0, {"log": ["a"]}))
+
+    def test_pytorch_ops_fail_a_candidate(self):
+        rc, ans = provenance_answer("the candidate launched no Triton kernel", ["a"], False)
+        self.assertEqual(rc, 1)
+        self.assertEqual(ans["kind"], "not_kernel")
+        self.assertEqual(ans["message"], "the candidate launched no Triton kernel")
+
+    def test_allowed_for_a_cross_check(self):
+        rc, ans = provenance_answer("the candidate launched no Triton kernel", ["a"], True)
+        self.assertEqual(rc, 0)
+        self.assertEqual(ans["log"], ["a", "allowed by --allow-pytorch: the candidate launched no Triton kernel"])
 
 if __name__ == "__main__":
     unittest.main()
