@@ -7,7 +7,11 @@
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
 #      EVAL_ONLY=1), bench/python_timing.py on five correct candidates with --overhead
 #   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
-# usage: OUT=DIR bench/h200_steps.sh A|B|C KBX KERNELBENCHX_DIR
+#   D  PyTorch's own function judged by kbx at every case and the last 3 perf rows of every task
+#      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
+#      for a part of the catalogue
+#   E  every example at every perf row (bench/perf_check.py), with a time budget
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -54,8 +58,23 @@ C)
 		grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
 	done
 	;;
+D)
+	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
+	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows last:3 \
+		--timeout 240 --budget 420 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
+	el "crosscheck --perf rc=$?"
+	tail -1 "$r/xperf.txt"
+	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30
+	;;
+E)
+	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget 440 \
+		--out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+	el "perf_check rc=$?"
+	tail -5 "$r/perf_check.txt"
+	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
