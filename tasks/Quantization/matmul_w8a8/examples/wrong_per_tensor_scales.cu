@@ -3,8 +3,6 @@
 // instead of per activation row and per weight column. Still an int8 pipeline with int32
 // accumulation, but the coarser steps add error (rmse ~0.25 against the per-row / per-column
 // result on the 32 x 256 x 128 randn case, ~2 with outliers), over the 0.1 threshold.
-// Measured in the reference's steps (x_scale[i] * w_scale[j]) the error grows where a row's or a
-// column's own scale is smaller than the tensor's, so the diagnosis should say `scales differ`.
 //
 // @kbx scratch scales f32 [2]
 // @kbx launch tensor_absmax<<<1, 1024>>>(input, i64(m * k), weight, i64(k * n), scales)
