@@ -348,7 +348,10 @@ int engine_apply_rules(struct run *r, const char *src, enum rules_lang lang, str
 	/* Required evidence, read in the candidate's language: each required id's rule for CUDA,
 	 * or the Python rule standing for it (evidence_of). An id the language has no reading of
 	 * is not required of it, and the log says so. */
-	for (i = 0; i < r->t->nstatic_require; i++) {
+	if (r->o->allow_pytorch && r->t->nstatic_require)
+		engine_log(r, "--allow-pytorch: the evidence this task requires of a candidate is not asked of a "
+			   "PyTorch function");
+	for (i = 0; !r->o->allow_pytorch && i < r->t->nstatic_require; i++) {
 		const char *id = r->t->static_require[i];
 		const struct rule *ru = rules_find_evidence(&rs, id, lang);
 		int found = 0, k;
@@ -358,7 +361,7 @@ int engine_apply_rules(struct run *r, const char *src, enum rules_lang lang, str
 			continue;
 		}
 		for (k = 0; ru && k < n; k++)
-			found |= f[k].rule == ru;
+			found |= rules_stands_for(f[k].rule, id, lang);
 		if (!found)
 			sbuf_addf(&missing, "%s%s (%s)", missing.len ? ", " : "", id, ru ? ru->message : "unknown rule");
 	}

@@ -66,38 +66,44 @@ char *rules_code_only(const char *src)
 	return blank(src, 0);
 }
 
-/* Blank s[i..] up to and including the closing quote (or a newline for a one-quote string). */
-static size_t blank_py_string(const char *s, size_t n, size_t i, char *out)
+/* Pass s[i..] up to and including the closing quote (or a newline for a one-quote string),
+ * blanking it in out unless keep (the string stays, a '#' inside it is still no comment). */
+static size_t blank_py_string(const char *s, size_t n, size_t i, char *out, int keep)
 {
 	char q = s[i];
 	int triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
 	size_t k;
 
-	for (k = 0; k < (triple ? 3u : 1u); k++)
-		out[i++] = ' ';
+	for (k = 0; k < (triple ? 3u : 1u); k++, i++)
+		if (!keep)
+			out[i] = ' ';
 	while (i < n) {
 		if (s[i] == '\\' && i + 1 < n) {
-			out[i] = ' ';
-			if (s[i + 1] != '\n')
-				out[i + 1] = ' ';
+			if (!keep) {
+				out[i] = ' ';
+				if (s[i + 1] != '\n')
+					out[i + 1] = ' ';
+			}
 			i += 2;
 			continue;
 		}
 		if (!triple && s[i] == '\n')
 			return i;
 		if (s[i] == q && (!triple || (i + 2 < n && s[i + 1] == q && s[i + 2] == q))) {
-			for (k = 0; k < (triple ? 3u : 1u); k++)
-				out[i++] = ' ';
+			for (k = 0; k < (triple ? 3u : 1u); k++, i++)
+				if (!keep)
+					out[i] = ' ';
 			return i;
 		}
-		if (s[i] != '\n')
+		if (s[i] != '\n' && !keep)
 			out[i] = ' ';
 		i++;
 	}
 	return i;
 }
 
-char *rules_code_only_python(const char *src)
+/* Python source with comments blanked, and string literals too unless keep_strings. */
+static char *blank_python(const char *src, int keep_strings)
 {
 	size_t n = strlen(src), i = 0;
 	char *out = xstrdup(src);
@@ -107,12 +113,17 @@ char *rules_code_only_python(const char *src)
 			while (i < n && src[i] != '\n')
 				out[i++] = ' ';
 		} else if (src[i] == '"' || src[i] == '\'') {
-			i = blank_py_string(src, n, i, out);
+			i = blank_py_string(src, n, i, out, keep_strings);
 		} else {
 			i++;
 		}
 	}
 	return out;
+}
+
+char *rules_code_only_python(const char *src)
+{
+	return blank_python(src, 0);
 }
 
 static void rule_free(struct rule *r)
@@ -144,16 +155,18 @@ const struct rule *rules_find(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
+int rules_stands_for(const struct rule *r, const char *id, enum rules_lang lang)
+{
+	return r->kind == RULE_EVIDENCE && r->lang == lang && !strcmp(r->evidence_of ? r->evidence_of : r->id, id);
+}
+
 const struct rule *rules_find_evidence(const struct ruleset *rs, const char *id, enum rules_lang lang)
 {
 	int i;
 
-	for (i = 0; i < rs->n; i++) {
-		const struct rule *r = &rs->rules[i];
-
-		if (r->kind == RULE_EVIDENCE && r->lang == lang && !strcmp(r->evidence_of ? r->evidence_of : r->id, id))
-			return r;
-	}
+	for (i = 0; i < rs->n; i++)
+		if (rules_stands_for(&rs->rules[i], id, lang))
+			return &rs->rules[i];
 	return NULL;
 }
 
@@ -379,9 +392,10 @@ static int scan_rule(const struct rule *r, const char *code, size_t len, pcre2_m
 int rules_scan_stats(const struct ruleset *rs, const char *src, enum rules_lang lang, struct finding **out,
 		     struct rules_scan_stats *stats)
 {
-	/* a rule with `strings = keep` (CUDA: PTX in asm strings) reads the source with its strings */
+	/* a rule with `strings = keep` (PTX in CUDA's asm strings, or in Triton's inline asm) reads
+	 * the source with its strings */
 	char *code = lang == RULES_PYTHON ? rules_code_only_python(src) : rules_code_only(src);
-	char *with_strings = lang == RULES_PYTHON ? NULL : blank(src, 1);
+	char *with_strings = lang == RULES_PYTHON ? blank_python(src, 1) : blank(src, 1);
 	size_t len = strlen(code), cap = 0;
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	struct finding *f = NULL;

@@ -60,8 +60,10 @@ enum kbx_status rules_parse(const char *text, const char *path, struct ruleset *
 enum kbx_status rules_load(const char *path, struct ruleset *out);
 void rules_free(struct ruleset *rs);
 const struct rule *rules_find(const struct ruleset *rs, const char *id);
-/* The evidence rule that stands for `id` in `lang`: a rule of that language named id, or one
- * whose evidence_of is id; NULL when the language has no reading of it. */
+/* Whether rule r is evidence for `id` in `lang`: an evidence rule of that language named id, or
+ * one whose evidence_of is id (several may stand for one id: any of them is evidence). */
+int rules_stands_for(const struct rule *r, const char *id, enum rules_lang lang);
+/* The first rule that stands for `id` in `lang`; NULL when the language has no reading of it. */
 const struct rule *rules_find_evidence(const struct ruleset *rs, const char *id, enum rules_lang lang);
 
 /* Every match of fatal and warning rules (one per rule per line) and the first match of each
