@@ -6,7 +6,10 @@ to "not recorded" (with a log line) rather than failing the call:
     `kernel[grid](...)`, autotuned or not, goes through it); the wrapper records the kernel's
     name and the storages of its pointer arguments;
   - autotuners: Autotuner.run is wrapped the same way to note which autotuners the call used;
-  - aten ops: a TorchDispatchMode sees every op with its arguments and results.
+  - aten ops: a TorchDispatchMode sees every op with its arguments and results;
+  - streams: every launch and op notes the current CUDA stream when it is not the one the call
+    was made on (side_streams): such work would escape the timing events recorded on the call's
+    stream, so the worker makes the timed calls wait for it (worker.call).
 All of it feeds a provenance.Provenance. The TIMED path uses none of this.
 """
 import contextlib
@@ -75,13 +78,26 @@ def inventory(module, triton):
 class Watch:
     """Context manager for one CHECKED call: patches, records, restores."""
 
-    def __init__(self, torch, triton, prov):
+    def __init__(self, torch, triton, prov, stream=None):
         self.torch = torch
         self.triton = triton
         self.prov = prov
+        self.stream = stream            # the call's stream, or None: streams not watched
+        self.side_streams = set()       # handles of the other streams work went to
         self.autotuners = []
         self.log = []
         self._stack = contextlib.ExitStack()
+
+    def note_stream(self):
+        """Note the current stream when it is not the call's (never fails the candidate)."""
+        if self.stream is None:
+            return
+        try:
+            cur = int(self.torch.cuda.current_stream().cuda_stream)
+            if cur != int(self.stream.cuda_stream):
+                self.side_streams.add(cur)
+        except Exception:
+            pass
 
     def _pointer_keys(self, values):
         torch = self.torch
@@ -124,6 +140,7 @@ class Watch:
             def make_run(original):
                 def run(self, *args, **kwargs):
                     if not kwargs.get("warmup", False):
+                        watch.note_stream()
                         try:
                             watch.prov.kernel(kernel_name(self),
                                               watch._pointer_keys(list(args) + list(kwargs.values())))
@@ -145,7 +162,7 @@ class Watch:
             self._patch(auto_cls, "run", make_auto)
 
         try:
-            self._stack.enter_context(make_dispatch_mode(self.torch, self.prov, self.log))
+            self._stack.enter_context(make_dispatch_mode(self.torch, self.prov, self.log, self.note_stream))
         except Exception as e:
             self.log.append(f"cannot watch PyTorch ops: {type(e).__name__}: {e}")
         return self
@@ -155,8 +172,8 @@ class Watch:
         return False
 
 
-def make_dispatch_mode(torch, prov, log):
-    """A TorchDispatchMode instance that reports every aten op to prov."""
+def make_dispatch_mode(torch, prov, log, on_op=None):
+    """A TorchDispatchMode instance that reports every aten op to prov (and calls on_op)."""
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
 
@@ -164,6 +181,8 @@ def make_dispatch_mode(torch, prov, log):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
+            if on_op is not None:
+                on_op()
             try:
                 note(func, args, kwargs, out)
             except Exception as e:

@@ -64,6 +64,25 @@ class Launches(unittest.TestCase):
         finally:
             self.JIT.run = saved
 
+    def test_side_streams_noted(self):
+        """A launch made while another stream is current is noted (its handle); one on the call's
+        stream is not; without a call stream nothing is watched."""
+        class Stream:
+            def __init__(self, h):
+                self.cuda_stream = h
+        call, side = Stream(7), Stream(9)
+        current = [call]
+        self.torch.cuda = types.SimpleNamespace(current_stream=lambda: current[0])
+        with hooks.Watch(self.torch, self.triton, Provenance(), call) as w:
+            self.kernel[(1,)](fakes.FakeTensor("f32", [1], ptr=0x500))
+            self.assertEqual(w.side_streams, set())
+            current[0] = side
+            self.kernel[(1,)](fakes.FakeTensor("f32", [1], ptr=0x500))
+        self.assertEqual(w.side_streams, {9})
+        with hooks.Watch(self.torch, self.triton, Provenance()) as w:
+            self.kernel[(1,)](fakes.FakeTensor("f32", [1], ptr=0x500))
+        self.assertEqual(w.side_streams, set())
+
     def test_inventory(self):
         mod = types.ModuleType("m")
         mod.k = self.kernel

@@ -10,7 +10,7 @@ import unittest
 
 import fakes
 from kbxpy import autotune, cabi, outputs, tasks
-from kbxpy.worker import Worker, is_cuda_error, provenance_answer
+from kbxpy.worker import TIMED, Binding, Worker, is_cuda_error, provenance_answer
 
 REPO = os.path.normpath(os.path.join(fakes.HERE, "..", ".."))
 
@@ -301,6 +301,26 @@ class ProvenanceAnswerTest(unittest.TestCase):
         rc, ans = provenance_answer("the candidate launched no Triton kernel", ["a"], True)
         self.assertEqual(rc, 0)
         self.assertEqual(ans["log"], ["a", "allowed by --allow-pytorch: the candidate launched no Triton kernel"])
+
+
+class TimedJoinTest(unittest.TestCase):
+    """A timed call synchronises the device before it returns only once a checked call saw the
+    candidate put work on another stream (its work must be inside the timing events)."""
+
+    def test_synchronise_only_when_joining(self):
+        calls = []
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(set_stream=lambda s: None,
+                                                                 synchronize=lambda: calls.append("sync")))
+        w = Worker(types.SimpleNamespace(torch=torch))
+        w.entry = lambda: None
+        b = Binding()
+        b.call = lambda fn, a, t: calls.append("call")
+        w.bindings[0] = b
+        self.assertEqual(w.call(0, TIMED), (0, {"log": []}))
+        self.assertEqual(calls, ["call"])
+        w.joins = True
+        self.assertEqual(w.call(0, TIMED), (0, {"log": []}))
+        self.assertEqual(calls, ["call", "call", "sync"])
 
 if __name__ == "__main__":
     unittest.main()
