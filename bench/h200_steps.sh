@@ -11,7 +11,11 @@
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
 #      for a part of the catalogue
 #   E  every example at every perf row (bench/perf_check.py), with a time budget
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E KBX KERNELBENCHX_DIR
+#   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
+#      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
+#      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
+#      again on the second's history (the reference's timings kept): what each change is worth
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -73,8 +77,19 @@ E)
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
 	;;
+F)
+	for run in host gpu gpu_kept; do
+		db="$r/er_${run%_kept}.db"
+		golden=0
+		[ "$run" = host ] && golden=1
+		KBX_DB="$db" GOLDEN=$golden timeout 170 sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" --shard 0/8 \
+			--compare "${run%_kept}" >"$r/er_$run.txt" 2>&1
+		el "eval_real $run rc=$?"
+		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
+	done
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
