@@ -441,12 +441,43 @@ static enum kbx_status globals_kept_state(struct run *r, struct sbuf *msg)
  * verdict: when it cannot be computed a log line says why and the output has no figures. */
 #define QUANT_MAX_NUMEL ((size_t)1 << 24)
 
+/* The exact result the reference keeps for output b ([tolerance] exact = BUF), downloaded:
+ * malloc'd bytes shaped as b, or NULL with a log line saying why there is none (*st: a failed
+ * download). */
+static void *exact_download(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+			    enum kbx_status *st)
+{
+	const char *name = r->t->exact_buf;
+	void *exact;
+	int i;
+
+	*st = KBX_OK;
+	for (i = 0; i < r->ref.spec.nscratch && strcmp(r->ref.spec.scratch[i].name, name); i++)
+		;
+	if (i == r->ref.spec.nscratch || !c->rs.scratch) {
+		engine_log(r, "no exact result to compare with: the reference keeps no scratch buffer '%s'", name);
+		return NULL;
+	}
+	if (r->ref.spec.scratch[i].dtype != b->arg->dtype || c->rs.scratch_bytes[i] != b->bytes) {
+		engine_log(r, "no exact result to compare with: scratch '%s' is not shaped as output '%s'", name,
+			   b->arg->name);
+		return NULL;
+	}
+	exact = xmalloc(b->bytes ? b->bytes : 1);
+	*st = gpu_download(r->gpu, exact, c->rs.scratch[i].ptr, b->bytes);
+	if (*st) {
+		free(exact);
+		return NULL;
+	}
+	return exact;
+}
+
 static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
 				  const void *cand, const void *ref, struct quant_result *out)
 {
 	const struct quant_spec *spec = r->t->quant;
 	struct quant_scale scales[QUANT_MAX_FACTORS];
-	double *bufs[QUANT_MAX_FACTORS] = { NULL }, *cv = NULL, *rv = NULL, *step = NULL;
+	double *bufs[QUANT_MAX_FACTORS] = { NULL }, *cv = NULL, *rv = NULL, *step = NULL, *xv = NULL;
 	size_t shape[PROBLEM_MAX_DIMS];
 	enum kbx_status st = KBX_OK;
 	int nscales = 0, k;
@@ -494,8 +525,21 @@ static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const
 		cv[e] = dtype_get(b->arg->dtype, cand, e, 0);
 		rv[e] = dtype_get(b->arg->dtype, ref, e, 0);
 	}
-	quant_analyse(spec, cv, rv, step, shape, b->ndim, out);
+	if (r->t->exact_buf) {
+		void *raw = exact_download(r, c, b, &st);
+
+		if (raw) {
+			xv = xcalloc(b->numel, sizeof(double));
+			for (size_t e = 0; e < b->numel; e++)
+				xv[e] = dtype_get(b->arg->dtype, raw, e, 0);
+			free(raw);
+		}
+		if (st)
+			goto done;
+	}
+	quant_analyse_exact(spec, cv, rv, xv, step, shape, b->ndim, out);
 done:
+	free(xv);
 	for (k = 0; k < nscales; k++)
 		free(bufs[k]);
 	free(step);
@@ -578,44 +622,30 @@ static enum kbx_status judge_against_exact(struct run *r, const struct case_ctx 
 	struct tolerance tol = c->tol;
 	double scale = tol.atol_scale > 0 ? tol.atol_scale : 1;
 	enum kbx_status st;
-	void *exact;
-	int i;
+	void *exact = exact_download(r, c, b, &st);
 
-	for (i = 0; i < r->ref.spec.nscratch && strcmp(r->ref.spec.scratch[i].name, name); i++)
-		;
-	if (i == r->ref.spec.nscratch || !c->rs.scratch) {
-		engine_log(r, "no exact result to compare with: the reference keeps no scratch buffer '%s'", name);
-		return KBX_OK;
-	}
-	if (r->ref.spec.scratch[i].dtype != b->arg->dtype || c->rs.scratch_bytes[i] != b->bytes) {
-		engine_log(r, "no exact result to compare with: scratch '%s' is not shaped as output '%s'", name,
-			   b->arg->name);
-		return KBX_OK;
-	}
-	exact = xmalloc(b->bytes ? b->bytes : 1);
-	st = gpu_download(r->gpu, exact, c->rs.scratch[i].ptr, b->bytes);
-	if (!st) {
-		compare_buffers(b->arg->dtype, ref, exact, b->shape, b->ndim, &c->tol, &rx);
-		if (tol.cosine_sim >= 0 && rx.cosine < tol.cosine_sim)
-			tol.cosine_sim = rx.cosine;
-		if (tol.l1_relative >= 0 && rx.l1_relative > tol.l1_relative)
-			tol.l1_relative = rx.l1_relative;
-		if (tol.rmse >= 0 && rx.rmse / scale > tol.rmse)
-			tol.rmse = rx.rmse / scale;
-		compare_buffers(b->arg->dtype, cand, exact, b->shape, b->ndim, &tol, &ex);
-		if (ex.pass) {
-			engine_log(r, "output '%s' misses the metric thresholds against the reference's result (cosine %.4g, "
-				   "l1_relative %.3g, rmse %.3g) and meets them against the exact result '%s' (cosine %.4g, "
-				   "l1_relative %.3g, rmse %.3g%s): it passes, as in KernelBenchX, which compares with the exact "
-				   "result", b->arg->name, cmp->cosine, cmp->l1_relative, cmp->rmse, name, ex.cosine,
-				   ex.l1_relative, ex.rmse, rx.pass ? "" : "; the reference itself is that far from it: "
-				   "cosine, l1_relative and rmse no worse than the reference's");
-			*cmp = ex;
-		} else {
-			engine_log(r, "output '%s' misses the metric thresholds against the exact result '%s' too (cosine "
-				   "%.4g, l1_relative %.3g, rmse %.3g; the reference's own: %.4g, %.3g, %.3g)", b->arg->name, name,
-				   ex.cosine, ex.l1_relative, ex.rmse, rx.cosine, rx.l1_relative, rx.rmse);
-		}
+	if (!exact)
+		return st;
+	compare_buffers(b->arg->dtype, ref, exact, b->shape, b->ndim, &c->tol, &rx);
+	if (tol.cosine_sim >= 0 && rx.cosine < tol.cosine_sim)
+		tol.cosine_sim = rx.cosine;
+	if (tol.l1_relative >= 0 && rx.l1_relative > tol.l1_relative)
+		tol.l1_relative = rx.l1_relative;
+	if (tol.rmse >= 0 && rx.rmse / scale > tol.rmse)
+		tol.rmse = rx.rmse / scale;
+	compare_buffers(b->arg->dtype, cand, exact, b->shape, b->ndim, &tol, &ex);
+	if (ex.pass) {
+		engine_log(r, "output '%s' misses the metric thresholds against the reference's result (cosine %.4g, "
+			   "l1_relative %.3g, rmse %.3g) and meets them against the exact result '%s' (cosine %.4g, "
+			   "l1_relative %.3g, rmse %.3g%s): it passes, as in KernelBenchX, which compares with the exact "
+			   "result", b->arg->name, cmp->cosine, cmp->l1_relative, cmp->rmse, name, ex.cosine,
+			   ex.l1_relative, ex.rmse, rx.pass ? "" : "; the reference itself is that far from it: "
+			   "cosine, l1_relative and rmse no worse than the reference's");
+		*cmp = ex;
+	} else {
+		engine_log(r, "output '%s' misses the metric thresholds against the exact result '%s' too (cosine "
+			   "%.4g, l1_relative %.3g, rmse %.3g; the reference's own: %.4g, %.3g, %.3g)", b->arg->name, name,
+			   ex.cosine, ex.l1_relative, ex.rmse, rx.cosine, rx.l1_relative, rx.rmse);
 	}
 	free(exact);
 	return st;

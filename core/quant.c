@@ -280,7 +280,84 @@ const char *quant_bin_label(enum quant_bin b)
 struct entry_acc {
 	double sum, sumsq, max;
 	unsigned long long cnt;
+	double logstep;          /* sum of log(step) over the entry's elements */
+	double cand_x, ref_x;    /* sums of |candidate - exact| and |reference - exact| */
+	unsigned long long xcnt; /* elements with an exact value */
 };
+
+/* Whether the candidate's error follows the reference's scale along one profile: over the
+ * entries, the slope of log(mean |cand - exact| / mean |ref - exact|) against the entry's mean
+ * log step, with its standard error. The reference's own error shares every entry's magnitudes,
+ * so the ratio is flat (slope ~0) for a candidate that quantizes each entry with its own scale,
+ * however it rounds; one scale for the whole tensor makes it grow as the entry's scale shrinks
+ * (slope toward -1). */
+struct scale_follow {
+	int valid;
+	int n;                   /* entries used */
+	double slope, se;
+};
+
+#define FOLLOW_MIN_ENTRIES 4
+#define FOLLOW_MIN_SPREAD 0.02   /* the entries' log steps must differ by this much (sd) */
+#define FOLLOW_SLOPE -0.3        /* a slope at or below this, */
+#define FOLLOW_SIGMAS 3.0        /* and this many standard errors below 0, is not following */
+
+static struct scale_follow follow_fit(const struct entry_acc *acc, size_t n)
+{
+	struct scale_follow f = { 0 };
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, m, vx, b, res;
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double x, y;
+
+		if (!acc[i].cnt || !acc[i].xcnt || !(acc[i].cand_x > 0) || !(acc[i].ref_x > 0))
+			continue;
+		x = acc[i].logstep / (double)acc[i].cnt;
+		y = log(acc[i].cand_x / acc[i].ref_x);
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
+		k++;
+	}
+	if (k < FOLLOW_MIN_ENTRIES)
+		return f;
+	m = (double)k;
+	vx = sxx / m - (sx / m) * (sx / m);
+	if (!(vx > FOLLOW_MIN_SPREAD * FOLLOW_MIN_SPREAD))
+		return f;
+	b = (sxy / m - (sx / m) * (sy / m)) / vx;
+	/* residual variance of y about the fitted line */
+	res = (syy / m - (sy / m) * (sy / m)) - b * b * vx;
+	f.valid = 1;
+	f.n = k;
+	f.slope = b;
+	f.se = sqrt((res > 0 ? res : 0) / (vx * m));
+	return f;
+}
+
+static int not_following(const struct scale_follow *f)
+{
+	return f->valid && f->slope <= FOLLOW_SLOPE && f->slope + FOLLOW_SIGMAS * f->se < 0;
+}
+
+/* One element into its row's or column's accumulator; x is the exact value, NaN for none. */
+static void acc_add(struct entry_acc *a, double err, double step, double cand, double ref, double x)
+{
+	a->sum += err;
+	a->sumsq += err * err;
+	a->cnt++;
+	if (err > a->max)
+		a->max = err;
+	a->logstep += log(step);
+	if (isfinite(x)) {
+		a->cand_x += fabs(cand - x);
+		a->ref_x += fabs(ref - x);
+		a->xcnt++;
+	}
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -373,7 +450,8 @@ static void say_worst(char *buf, size_t len, const struct quant_profile *p)
 		snprintf(buf, len, "no %s with an error", p->name);
 }
 
-static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square)
+static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square,
+		     const struct scale_follow *rf, const struct scale_follow *cf)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
 	double per_row = rp->n ? (double)r->n / rp->n : 0, per_col = cp->n ? (double)r->n / cp->n : 0;
@@ -415,6 +493,22 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 		snprintf(r->diagnosis, sizeof(r->diagnosis), "exact on the diagonal (%s = %s), %.3g steps off it: the "
 			 "%s and %s scales are swapped (a transposed scale)", rp->name, cp->name, off_mean, rp->name,
 			 cp->name);
+		return;
+	}
+	if (not_following(rf) || not_following(cf)) {
+		const struct quant_profile *p = not_following(rf) ? rp : cp;
+		const struct scale_follow *f = not_following(rf) ? rf : cf;
+
+		if (not_following(rf) && not_following(cf))
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error against the exact result grows as the reference's "
+				 "%s and %s scales shrink (log-log slope %.2f +- %.2f over %ss, %.2f +- %.2f over %ss): the "
+				 "steps do not follow each %s's and %s's range, as with one scale per tensor", rp->name,
+				 cp->name, rf->slope, rf->se, rp->name, cf->slope, cf->se, cp->name, rp->name, cp->name);
+		else
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error against the exact result grows as the reference's "
+				 "%s scale shrinks (log-log slope %.2f +- %.2f over %d %ss): the steps do not follow each "
+				 "%s's range: one scale for the whole tensor, or scales of another axis", p->name, f->slope,
+				 f->se, f->n, p->name, p->name);
 		return;
 	}
 	if (rows && cols) {
@@ -495,6 +589,13 @@ static int at_end(double q, double lo, double hi)
 void quant_analyse(const struct quant_spec *spec, const double *cand, const double *ref, const double *step,
 		   const size_t *shape, int ndim, struct quant_result *out)
 {
+	quant_analyse_exact(spec, cand, ref, NULL, step, shape, ndim, out);
+}
+
+void quant_analyse_exact(const struct quant_spec *spec, const double *cand, const double *ref, const double *exact,
+			 const double *step, const size_t *shape, int ndim, struct quant_result *out)
+{
+	struct scale_follow rf, cf;
 	size_t n = numel(shape, ndim), coord[16] = { 0 }, nrows = 1, ncols = 1;
 	struct entry_acc *racc, *cacc;
 	double sum = 0, diag_sum = 0, off_sum = 0;
@@ -534,21 +635,13 @@ void quant_analyse(const struct quant_spec *spec, const double *cand, const doub
 			out->max_steps = err;
 		if (nrows) {
 			ri = axes_index(coord, shape, spec->row_axes, spec->nrow_axes, NULL);
-			racc[ri].sum += err;
-			racc[ri].sumsq += err * err;
-			racc[ri].cnt++;
-			if (err > racc[ri].max)
-				racc[ri].max = err;
+			acc_add(&racc[ri], err, s, c, r, exact ? exact[e] : NAN);
 		} else {
 			ri = 0;
 		}
 		if (ncols) {
 			ci = axes_index(coord, shape, spec->col_axes, spec->ncol_axes, NULL);
-			cacc[ci].sum += err;
-			cacc[ci].sumsq += err * err;
-			cacc[ci].cnt++;
-			if (err > cacc[ci].max)
-				cacc[ci].max = err;
+			acc_add(&cacc[ci], err, s, c, r, exact ? exact[e] : NAN);
 		} else {
 			ci = 1;
 		}
@@ -575,8 +668,10 @@ void quant_analyse(const struct quant_spec *spec, const double *cand, const doub
 	profile_finish(&out->rows, spec->row_name, racc, nrows);
 	profile_finish(&out->cols, spec->col_name, cacc, ncols);
 	out->noise = residual_noise(spec, cand, ref, step, shape, ndim, racc, nrows, cacc, ncols, out->mean_steps);
+	rf = follow_fit(racc, nrows);
+	cf = follow_fit(cacc, ncols);
 	diagnose(out, diag_n ? diag_sum / (double)diag_n : 0, off_n ? off_sum / (double)off_n : 0,
-		 square && diag_n && off_n);
+		 square && diag_n && off_n, &rf, &cf);
 	free(racc);
 	free(cacc);
 }

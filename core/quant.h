@@ -117,6 +117,13 @@ struct quant_result {
  * element out. Fills *out completely. */
 void quant_analyse(const struct quant_spec *spec, const double *cand, const double *ref, const double *step,
 		   const size_t *shape, int ndim, struct quant_result *out);
+/* The same with the exact result the task keeps ([tolerance] exact; NULL: none): where there is
+ * one, the diagnosis can also tell whether the candidate's steps follow each row's and column's
+ * range (the error against the exact result relative to the reference's own, against the
+ * reference's scale), which names one scale per tensor where k terms of rounding noise hide it
+ * from the profiles. */
+void quant_analyse_exact(const struct quant_spec *spec, const double *cand, const double *ref, const double *exact,
+			 const double *step, const size_t *shape, int ndim, struct quant_result *out);
 
 /* As JSON (quantjson.c), for the worker's case events and the history: an object holding every
  * field above; NULL only when out of memory. quant_from_json fills *out from such an object
