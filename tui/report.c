@@ -12,6 +12,7 @@
 
 #include "../core/lang.h"
 #include "../core/problem.h"
+#include "../core/reftime.h"
 #include "../core/util.h"
 #include "keys.h"
 #include "layout.h"
@@ -518,19 +519,25 @@ void report_num_col(struct doc *d, int role, double v, int width, int negative_a
 	doc_addcol(d, role, buf, width - 1, 1);
 }
 
-static void ms_col(struct doc *d, double ms, int width)
+/* A time in ms, right-aligned; mark (may be "") follows the number. */
+static void ms_col_marked(struct doc *d, double ms, int width, const char *mark)
 {
 	char buf[32];
 
 	if (!(ms >= 0))
 		snprintf(buf, sizeof(buf), "-");
 	else if (ms >= 100)
-		snprintf(buf, sizeof(buf), "%.1f", ms);
+		snprintf(buf, sizeof(buf), "%.1f%s", ms, mark);
 	else if (ms >= 1)
-		snprintf(buf, sizeof(buf), "%.3f", ms);
+		snprintf(buf, sizeof(buf), "%.3f%s", ms, mark);
 	else
-		snprintf(buf, sizeof(buf), "%.4f", ms);
+		snprintf(buf, sizeof(buf), "%.4f%s", ms, mark);
 	doc_addcol(d, ms >= 0 ? ROLE_NUMBER : ROLE_DIM, buf, width, 1);
+}
+
+static void ms_col(struct doc *d, double ms, int width)
+{
+	ms_col_marked(d, ms, width, "");
 }
 
 /* "vs best     FASTER · run #41 · 2d ago", then why, wrapped under it. */
@@ -651,7 +658,8 @@ static int fit_col(int widest, int heading, int room)
 
 void report_results(struct doc *d, const struct run_record *r, const struct task *t, double peak_gbps, int width)
 {
-	int namew, sizew, widest = 0;
+	int namew, sizew, widest = 0, kept_rows = 0;
+	double kept_oldest = 0;
 
 	for (int i = 0; i < r->ncases; i++)
 		if (text_width(r->cases[i].name, (size_t)-1) > widest)
@@ -739,7 +747,10 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 		doc_add(d, ROLE_NORMAL, " ");
 		doc_addcol(d, ROLE_NORMAL, p->input_size ? p->input_size : "", sizew - 1, 0);
 		ms_col(d, c, 9);
-		ms_col(d, p->has_ref ? p->ref.median : -1, 9);
+		/* '*': the reference's timing was kept from an earlier run (core/reftime.h) */
+		ms_col_marked(d, p->has_ref ? p->ref.median : -1, 9, p->ref_kept ? "*" : "");
+		if (p->ref_kept && (kept_rows++ == 0 || p->ref_age_s > kept_oldest))
+			kept_oldest = p->ref_age_s;
 		ms_col(d, p->golden_ms, 9);
 		/* an impossible timing has no speedup (ceiling.h): its columns say so instead */
 		if (p->impossible) {
@@ -767,6 +778,14 @@ void report_results(struct doc *d, const struct run_record *r, const struct task
 			doc_add(d, ROLE_NORMAL, "    ");
 			doc_add(d, p->correct && !p->impossible ? ROLE_DIM : ROLE_FAIL, p->message ? p->message : "wrong at this size");
 		}
+		doc_newline(d);
+	}
+	if (kept_rows) {
+		char age[32];
+
+		reftime_age_text(kept_oldest, age, sizeof(age));
+		doc_addf(d, ROLE_DIM, "  * the reference's timing kept from an earlier run on this GPU (%d row%s, the oldest "
+			 "%s old); --retime-reference times it live", kept_rows, kept_rows == 1 ? "" : "s", age);
 		doc_newline(d);
 	}
 	if (r->nlogs) {

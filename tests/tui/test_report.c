@@ -276,6 +276,16 @@ static void test_results(void **state)
 	must_find(&d, "[[4096],[4096]]");
 	/* no earlier attempt: no line for it */
 	assert_int_equal(find(&d, "vs best"), -1);
+	/* a live reference timing carries no mark; a kept one a '*' and a line saying how old */
+	assert_int_equal(find(&d, "1.000*"), -1);
+	assert_int_equal(find(&d, "kept from an earlier run"), -1);
+	doc_clear(&d);
+	r.perf[0].ref_kept = 1;
+	r.perf[0].ref_age_s = 7500;
+	report_results(&d, &r, t, 4800, 100);
+	must_find(&d, "1.000*");
+	must_find(&d, "the reference's timing kept from an earlier run on this GPU (1 row, the oldest 2 h 5 min old)");
+	r.perf[0].ref_kept = 0;
 	doc_clear(&d);
 	/* against the best earlier attempt: the verdict in its colour, the run, and why */
 	r.vs_best.found = 1;
