@@ -102,7 +102,7 @@ def entry_of(task_dir, mod):
 
 
 def kbx_medians(args, task, path, rows):
-    out = subprocess.run([args.kbx, "run", task, path, "--rows", str(rows), "--json", "--no-history"],
+    out = subprocess.run([args.kbx, "run", task, path, "--rows", str(rows), "--no-derived", "--json", "--no-history"],
                          capture_output=True, text=True, timeout=args.timeout)
     try:
         doc = json.loads(out.stdout)
