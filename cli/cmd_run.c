@@ -199,6 +199,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	req.source = source;
 	req.source_name = (char *)file;
 	req.python = !triton && lang_detect(file, source) == LANG_PYTHON;
+	if (req.allow_pytorch && !req.python) {
+		free(source);
+		return cli_usage_error("run", "--allow-pytorch is for a Python file ('%s' is not one)", file);
+	}
 	req.tasks_root = c->cat.root;
 	if (save_cubin) {
 		/* The worker runs in its own directory: hand it an absolute path. */

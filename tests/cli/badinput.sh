@@ -78,6 +78,9 @@ expect 2 "a negative seed fails" -- "$kbx" run Activation/gelu --seed -1 --no-pe
 expect 2 "export --seed 1x fails" -- "$kbx" export Activation/gelu --seed 1x --dir "$tmp/e2"
 expect 2 "eval --seed abc fails" -- "$kbx" eval "$tmp/items" --out "$tmp/ev3" --seed abc
 contains "$tmp/err" "--seed expects" "the same message"
+expect 2 "--allow-pytorch with a CUDA file fails" -- "$kbx" run Activation/gelu "$srcdir/tasks/Activation/gelu/reference.cu" --allow-pytorch --no-perf
+contains "$tmp/err" "--allow-pytorch is for a Python file" "saying it is for Python files"
+expect 2 "--retime-reference takes no value" -- "$kbx" run Activation/gelu --retime-reference=1 --no-perf
 expect 0 "kbx help" -- "$kbx" help
 contains "$tmp/out" "usage: kbx" "prints the usage"
 expect 0 "kbx help run" -- "$kbx" help run
