@@ -56,7 +56,7 @@ B)
 	;;
 C)
 	for s in 0 1; do
-		timeout 280 sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
+		timeout 290 sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
 		el "sweep $s/2 rc=$?"
 		head -4 "$r/sw$s/sweep.txt" 2>/dev/null
 		grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
