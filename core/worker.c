@@ -874,51 +874,12 @@ static void ac_done(void *ctx, const struct run_summary *s)
 	}
 }
 
-/* The main run's events, its summary marked with the sanitizers' findings. */
+/* The main run's summary marked with the sanitizers' findings (its other events go through a tee
+ * unchanged, sanitize_auto). */
 struct auto_mark {
 	const struct run_events *to;
 	const struct auto_collect *found;
 };
-
-static void am_phase(void *ctx, const char *what, double limit_s)
-{
-	const struct auto_mark *m = ctx;
-
-	if (m->to->phase)
-		m->to->phase(m->to->ctx, what, limit_s);
-}
-
-static void am_compile(void *ctx, const struct compile_result *c)
-{
-	const struct auto_mark *m = ctx;
-
-	if (m->to->compile)
-		m->to->compile(m->to->ctx, c);
-}
-
-static void am_case(void *ctx, const struct case_result *c)
-{
-	const struct auto_mark *m = ctx;
-
-	if (m->to->case_done)
-		m->to->case_done(m->to->ctx, c);
-}
-
-static void am_perf(void *ctx, const struct perf_result *p)
-{
-	const struct auto_mark *m = ctx;
-
-	if (m->to->perf_row)
-		m->to->perf_row(m->to->ctx, p);
-}
-
-static void am_log(void *ctx, const char *text)
-{
-	const struct auto_mark *m = ctx;
-
-	if (m->to->log)
-		m->to->log(m->to->ctx, text);
-}
 
 static void am_done(void *ctx, const struct run_summary *s)
 {
@@ -975,13 +936,18 @@ static enum kbx_status sanitize_auto(struct worker_keep *keep, const char *exe, 
 	struct auto_collect found = { ev, 0, NULL };
 	struct run_events collect = { &found, NULL, NULL, NULL, NULL, ac_log, ac_done };
 	struct auto_mark mark = { ev, &found };
-	struct run_events marked = { &mark, am_phase, am_compile, am_case, am_perf, am_log, am_done };
+	/* every event of the main run to ev as it is, but its done event, which am_done marks */
+	struct run_events pass = *ev, mark_done = { &mark, NULL, NULL, NULL, NULL, NULL, am_done };
+	struct run_events_tee tee = { { &pass, &mark_done } };
+	struct run_events marked;
 	struct worker_request main_req = *req, sub;
 	const char *small = worker_smallest_case(t);
 	char path[PATH_MAX];
 	enum kbx_status st = KBX_OK;
 	size_t i;
 
+	pass.done = NULL;
+	marked = events_tee(&tee);
 	main_req.sanitize = NULL;
 	if (req->python || req->triton_dir) {
 		if (ev->log)
