@@ -5,7 +5,8 @@
 #   A  tests/gpu/timing.sh (kept reference timings included), tests/adversarial/gpu.sh,
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
-#      EVAL_ONLY=1), bench/python_timing.py on five correct candidates with --overhead
+#      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
+#      overhead), bench/python_timing.py on five correct candidates against do_bench
 #   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
 #   D  PyTorch's own function judged by kbx at every case and the last 3 perf rows of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
@@ -50,7 +51,7 @@ B)
 	gpu_test 280 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev"
 	grep '^# line' "$r/triton_eval.txt" | head -20
 	timeout 250 python3 bench/python_timing.py --kbx "$kbx" --rounds 2 --rows 1 --only gelu,add,softmax,sum,matmul \
-		--overhead --out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
+		--out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
 	el "python_timing rc=$?"
 	grep -E '^(ok|FAIL|skip)|overhead' "$r/python_timing.txt" | cut -c1-200
 	;;
