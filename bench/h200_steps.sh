@@ -48,9 +48,13 @@ A)
 	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
 	;;
 B)
+	# this session's new candidates one by one too (their `because` is checked there, not in the eval)
+	for f in ${NEW_TRITON:-tests/triton/gelu_side_stream.py tests/triton/matmul_w8a8_fp32_no_quant.py}; do
+		KBX_TASKS=$KBX_TASKS timeout 120 sh tests/gpu/triton_one.sh "$kbx" "$f" 2>&1 | cut -c1-300
+	done
 	gpu_test 280 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev"
 	grep '^# line' "$r/triton_eval.txt" | head -20
-	timeout 250 python3 bench/python_timing.py --kbx "$kbx" --rounds 2 --rows 1 --only gelu,add,softmax,sum,matmul \
+	timeout 200 python3 bench/python_timing.py --kbx "$kbx" --rounds 2 --rows 1 --only gelu,add,softmax,sum,matmul \
 		--out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
 	el "python_timing rc=$?"
 	grep -E '^(ok|FAIL|skip)|overhead' "$r/python_timing.txt" | cut -c1-200
