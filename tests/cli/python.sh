@@ -51,6 +51,19 @@ contains "$tmp/out" "no Python interpreter '/nonexistent/python3'" "names the in
 KBX_PYTHON=/nonexistent/py expect 1 "KBX_PYTHON is honoured" -- "$kbx" run Activation/gelu "$tmp/ok.py" --no-history
 contains "$tmp/out" "'/nonexistent/py' \(from KBX_PYTHON\)" "names KBX_PYTHON's interpreter"
 
+# The evidence a task requires is read in Python too (tasks/rules.ini, evidence_of): an fp32
+# Triton matmul shows none of it, the quantizing candidate all of it (the note comes before the
+# worker loads anything, so it shows without PyTorch or a GPU too)
+# (the exit status depends on whether they can run here: not checked)
+w8a8="$srcdir/tests/triton"
+"$kbx" run Quantization/matmul_w8a8 "$w8a8/matmul_w8a8_fp32_no_quant.py" --no-history --no-perf >"$tmp/out" 2>&1
+contains "$tmp/out" "lacks evidence this task requires, so it cannot pass: round_to_int .*clamp_to_range .*int_accumulate" "an fp32 Triton matmul lacks matmul_w8a8's evidence, read the Python way"
+"$kbx" run Quantization/matmul_w8a8 "$w8a8/matmul_w8a8_pass.py" --no-history --no-perf >"$tmp/out" 2>&1
+lacks "$tmp/out" "lacks evidence" "the quantizing Triton candidate shows all of it"
+"$kbx" run Quantization/matmul_w8a8 "$w8a8/matmul_w8a8_fp32_no_quant.py" --allow-pytorch --no-perf >"$tmp/out" 2>&1
+lacks "$tmp/out" "lacks evidence" "--allow-pytorch asks no evidence of a PyTorch function"
+contains "$tmp/out" "--allow-pytorch: PyTorch ops may compute the outputs" "and says what the run is"
+
 # kbx eval: a KernelBenchX predictions.jsonl with a fenced Python item, an unfenced one, a
 # Python syntax error and a CUDA item
 python3 - "$tmp" <<'PY'
