@@ -84,3 +84,15 @@ long long q_int(sqlite3 *sq, const char *fmt, ...)
 	sqlite3_free(sql);
 	return v;
 }
+
+const char *q_text(struct db *db, char *buf, size_t size, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	snprintf(buf, size, "<null>");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}

@@ -31,5 +31,7 @@ int db_fixture_teardown(void **state);
  * NULL or no row; a query that does not prepare fails the test. No printf attribute: the
  * compiler does not know %Q. */
 long long q_int(sqlite3 *sq, const char *fmt, ...);
+/* One text from a raw query, copied into buf ("<null>" for NULL or no row). */
+const char *q_text(struct db *db, char *buf, size_t size, const char *sql);
 
 #endif

@@ -246,18 +246,6 @@ struct found_run {
 	char tag[64];
 };
 
-static char *q_text(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *s = NULL;
-
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		s = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return s ? s : xstrdup("<none>");
-}
-
 /*
  * The file is sound and holds only whole runs: integrity_check says ok, no case or perf row
  * without its run, and every run has exactly the rows its tag calls for. Returns the runs
@@ -268,15 +256,11 @@ static struct found_run *check_file(struct db *db, int *nfound)
 	struct found_run *runs = NULL;
 	size_t cap = 0;
 	sqlite3_stmt *st;
-	char *ok;
+	char buf[64];
 	int n = 0, rc;
 
-	ok = q_text(db, "PRAGMA integrity_check");
-	assert_string_equal(ok, "ok");
-	free(ok);
-	ok = q_text(db, "PRAGMA journal_mode");
-	assert_string_equal(ok, "wal");
-	free(ok);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA integrity_check"), "ok");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM case_results WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
 	assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM perf_rows WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db),
@@ -673,7 +657,7 @@ static void test_concurrent_first_open(void **state)
 	char dir[256], path[320], who[48];
 	pid_t pids[OPENERS];
 	struct db *db;
-	char *mode;
+	char mode[16];
 	int go[2], ok = 1;
 
 	assert_int_equal(make_tmpdir(dir, sizeof(dir)), 0);
@@ -698,9 +682,7 @@ static void test_concurrent_first_open(void **state)
 		assert_int_equal(db_open(path, &db), KBX_OK);
 		assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
 		assert_int_equal(q_int(db_sqlite(db), "SELECT COUNT(*) FROM runs"), OPENERS);
-		mode = q_text(db, "PRAGMA journal_mode");
-		assert_string_equal(mode, "wal");
-		free(mode);
+		assert_string_equal(q_text(db, mode, sizeof(mode), "PRAGMA journal_mode"), "wal");
 		db_close(db);
 	}
 	assert_true(ok);
