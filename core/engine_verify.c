@@ -472,8 +472,26 @@ static void *exact_download(struct run *r, const struct case_ctx *c, const struc
 	return exact;
 }
 
+/* One output's exact result, downloaded when first asked for (the lens and the exact target
+ * both read it; a failing case must not fetch it twice). */
+struct exact_cache {
+	void *bytes;
+	int tried;
+};
+
+static const void *exact_get(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
+			     struct exact_cache *x, enum kbx_status *st)
+{
+	*st = KBX_OK;
+	if (!x->tried) {
+		x->tried = 1;
+		x->bytes = exact_download(r, c, b, st);
+	}
+	return x->bytes;
+}
+
 static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
-				  const void *cand, const void *ref, struct quant_result *out)
+				  const void *cand, const void *ref, struct exact_cache *x, struct quant_result *out)
 {
 	const struct quant_spec *spec = r->t->quant;
 	struct quant_scale scales[QUANT_MAX_FACTORS];
@@ -526,16 +544,15 @@ static enum kbx_status quant_lens(struct run *r, const struct case_ctx *c, const
 		rv[e] = dtype_get(b->arg->dtype, ref, e, 0);
 	}
 	if (r->t->exact_buf) {
-		void *raw = exact_download(r, c, b, &st);
+		const void *raw = exact_get(r, c, b, x, &st);
 
+		if (st)
+			goto done;
 		if (raw) {
 			xv = xcalloc(b->numel, sizeof(double));
 			for (size_t e = 0; e < b->numel; e++)
 				xv[e] = dtype_get(b->arg->dtype, raw, e, 0);
-			free(raw);
 		}
-		if (st)
-			goto done;
 	}
 	quant_analyse_exact(spec, cv, rv, xv, step, shape, b->ndim, out);
 done:
@@ -615,14 +632,14 @@ static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct c
  * is farther from the exact one than the thresholds allow (a long reduction, a scaled case), the
  * candidate may be as far as the reference is: never less accurate than the task's own scheme. */
 static enum kbx_status judge_against_exact(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
-					   const void *cand, const void *ref, struct cmp_result *cmp)
+					   const void *cand, const void *ref, struct exact_cache *x, struct cmp_result *cmp)
 {
 	const char *name = r->t->exact_buf;
 	struct cmp_result ex, rx;
 	struct tolerance tol = c->tol;
 	double scale = tol.atol_scale > 0 ? tol.atol_scale : 1;
 	enum kbx_status st;
-	void *exact = exact_download(r, c, b, &st);
+	const void *exact = exact_get(r, c, b, x, &st);
 
 	if (!exact)
 		return st;
@@ -647,7 +664,6 @@ static enum kbx_status judge_against_exact(struct run *r, const struct case_ctx 
 			   "%.4g, l1_relative %.3g, rmse %.3g; the reference's own: %.4g, %.3g, %.3g)", b->arg->name, name,
 			   ex.cosine, ex.l1_relative, ex.rmse, rx.cosine, rx.l1_relative, rx.rmse);
 	}
-	free(exact);
 	return st;
 }
 
@@ -665,6 +681,7 @@ static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct
 	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
 	for (i = 0; i < c->pb.nbufs; i++) {
 		const struct problem_buf *b = &c->pb.bufs[i];
+		struct exact_cache exact = { NULL, 0 };
 		struct output_result *o;
 		size_t unwritten;
 
@@ -684,9 +701,10 @@ static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct
 			continue;
 		}
 		compare_buffers(b->arg->dtype, cand_out[i], c->ref_out[i], b->shape, b->ndim, &c->tol, &o->cmp);
-		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &o->quant);
+		st = quant_lens(r, c, b, cand_out[i], c->ref_out[i], &exact, &o->quant);
 		if (!st && !o->cmp.pass && t->tol.metric && t->exact_buf && !unwritten)
-			st = judge_against_exact(r, c, b, cand_out[i], c->ref_out[i], &o->cmp);
+			st = judge_against_exact(r, c, b, cand_out[i], c->ref_out[i], &exact, &o->cmp);
+		free(exact.bytes);
 		if (st)
 			return st;
 		if (o->cmp.pass)
