@@ -41,10 +41,20 @@ case $step in
 A)
 	gpu_test 60 timing tests/gpu/timing.sh
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
-	gpu_test 280 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
+	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
-	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 80 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
+	# EXACT=DIR: a tasks folder from a branch (its quantization tasks judged against an exact
+	# target), each of its EXACT_TASKS checked side by side before it is merged
+	if [ -n "${EXACT:-}" ]; then
+		for t in ${EXACT_TASKS:-}; do
+			KBX_TASKS="$EXACT" timeout 50 sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
+		done
+		wait
+		cat "$r"/exact_*.txt | cut -c1-300
+		el "exact branch checked"
+	fi
+	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 70 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
 	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
 	;;
 B)
