@@ -16,7 +16,9 @@
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
 #      again on the second's history (the reference's timings kept): what each change is worth
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR
+#   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
+#      then bench/python_timing.py on TIMING_ONLY's candidates
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -103,8 +105,27 @@ F)
 		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
 	done
 	;;
+G)
+	# a short call re-checking a session's fixes: the Triton set's eval beside the cross-check of
+	# ONLY's tasks (verdicts only: neither is timed against anything here), then TIMING_ONLY's
+	# candidates against do_bench alone on the GPU
+	gpu_test 120 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev" &
+	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
+	timeout 120 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows last:3 \
+		--timeout 100 --budget 80 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
+	el "crosscheck --perf rc=$?"
+	grep -E ' (FAIL|pass|skipped) ' "$r/xperf.txt" | cut -c1-260
+	wait
+	grep '^# line' "$r/triton_eval.txt" | head -20
+	if [ -n "${TIMING_ONLY:-}" ]; then
+		timeout 45 python3 bench/python_timing.py --kbx "$kbx" --rounds 1 --rows 1 --only "$TIMING_ONLY" \
+			--out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
+		el "python_timing rc=$?"
+		grep -E '^(ok|FAIL|skip)' "$r/python_timing.txt" | cut -c1-200
+	fi
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac

@@ -382,6 +382,7 @@ static enum verdict host_verdict(const struct run *r)
 	case HOST_OK:
 	case HOST_FAILED:
 	case HOST_SKIP:
+	case HOST_UNCALLED:
 		break;
 	}
 	return V_RUNTIME_ERROR;
@@ -753,7 +754,7 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 	if (r->cand.host && (st = engine_host_bind(r, &c->cs, &c->rs, &c->pb, why, sizeof(why))) != KBX_OK)
 		return st;
 	st = engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why));
-	if (st && r->cand.host && r->host_outcome == HOST_SKIP) {
+	if (st && r->cand.host && (r->host_outcome == HOST_SKIP || r->host_outcome == HOST_UNCALLED)) {
 		/* not checkable for this candidate (its random draws are PyTorch's): not run, not
 		 * wrong; engine_run_and_fold and the perf rows count it apart */
 		cr->verdict = V_NOT_RUN;
