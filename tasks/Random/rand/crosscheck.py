@@ -3,7 +3,7 @@
 # kernel reproduces and the task does not ask for; the outputs cannot be compared elementwise. The
 # task is checked by the distribution verifier instead (range, mean, variance, KS test, seed
 # behaviour), see [verifier] in task.ini.
-# A Python candidate runs, but with every case stochastic its run ends not_run (nothing checked).
+# A Python candidate (a function without a seed) is judged by the same verifier, on its law alone.
 def stochastic(a):
     """Every case: the function's draws come from PyTorch's generator."""
     return True
