@@ -61,7 +61,7 @@ A)
 	;;
 B)
 	# this session's new candidates one by one too (their `because` is checked there, not in the eval)
-	for f in ${NEW_TRITON:-tests/triton/gelu_side_stream.py tests/triton/matmul_w8a8_fp32_no_quant.py}; do
+	for f in ${NEW_TRITON:-tests/triton/pending/*.py}; do
 		KBX_TASKS=$KBX_TASKS timeout 120 sh tests/gpu/triton_one.sh "$kbx" "$f" 2>&1 | cut -c1-300
 	done
 	gpu_test 280 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev"
