@@ -56,7 +56,7 @@ A)
 		cat "$r"/exact_*.txt | cut -c1-300
 		el "exact branch checked"
 	fi
-	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 70 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
+	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 90 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
 	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
 	;;
 B)
