@@ -8,9 +8,9 @@
 #      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
 #      overhead), bench/python_timing.py on five correct candidates against do_bench
 #   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
-#   D  PyTorch's own function judged by kbx at every case and the last 3 perf rows of every task
+#   D  PyTorch's own function judged by kbx at every case and perf row of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
-#      for a part of the catalogue
+#      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds
 #   E  every example at every perf row (bench/perf_check.py), with a time budget
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
@@ -81,8 +81,8 @@ C)
 	;;
 D)
 	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
-	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows last:3 \
-		--timeout 240 --budget 420 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
+	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows "${ROWS:-all}" \
+		--timeout 240 --budget "${BUDGET:-420}" ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
 	el "crosscheck --perf rc=$?"
 	tail -1 "$r/xperf.txt"
 	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30

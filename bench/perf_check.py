@@ -30,6 +30,9 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+# what a run that ran out of GPU memory says (kbx's allocation, PyTorch's, cuDNN's workspace)
+OUT_OF_MEMORY = ("OUT_OF_MEMORY", "out of memory", "unable to find an engine")
+
 
 def header(path, key):
     """The value of the first `// @kbx KEY value` line of a source, or None."""
@@ -153,6 +156,18 @@ def main():
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         results = [r for r in ex.map(job, enumerate(items)) if r]
+    # A source that ran out of GPU memory beside the other jobs runs again alone (budget
+    # permitting); that result counts, marked as re-run.
+    for i, r in enumerate(results):
+        if not r["ok"] and any(m in r["message"] for m in OUT_OF_MEMORY):
+            item = next(it for it in items if os.path.relpath(it[1]) == r["source"] and it[0] == r["task"])
+            if args.budget and time.monotonic() - start > args.budget:
+                continue
+            again = run_one(args, item, gpus[0])
+            again["rerun_alone"] = True
+            print(f"{'ok  ' if again['ok'] else 'FAIL'} {again['source']} (again, alone): got {again['got']}",
+                  flush=True)
+            results[i] = again
     bad = [r for r in results if not r["ok"]]
     if bad:
         print(f"\n{'source':64} {'expected':10} {'got':14} message")
