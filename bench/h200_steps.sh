@@ -11,7 +11,9 @@
 #   D  PyTorch's own function judged by kbx at every case and perf row of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
 #      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds
-#   E  every example at every perf row (bench/perf_check.py), with a time budget
+#   E  every example at every perf row (bench/perf_check.py), with a time budget; SHARD=I/N for a
+#      slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
+#      equal (issue 20)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
@@ -88,8 +90,9 @@ D)
 	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30
 	;;
 E)
-	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget 440 \
-		--out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+	# shellcheck disable=SC2086 # SHARD and COMPARE_BOTH are words by design
+	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget "${BUDGET:-440}" \
+		${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
