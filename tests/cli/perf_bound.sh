@@ -32,6 +32,7 @@ expect 2 "export --max-bytes without --perf-row" -- "$kbx" export "$id" --dir "$
 command -v python3 >/dev/null || { echo "# python3 missing: perf_check.py not checked"; exit $fail; }
 pc="$srcdir/bench/perf_check.py"
 expect 0 "perf_check --list" -- python3 "$pc" --kbx "$kbx" --list
+expect 0 "perf_check --list --compare-both" -- python3 "$pc" --kbx "$kbx" --list --compare-both --only Activation/gelu
 all=$(grep -c "^[A-Z]" "$tmp/out")
 grep "^[A-Z]" "$tmp/out" | sort >"$tmp/all"
 : >"$tmp/shards"
