@@ -15,8 +15,8 @@
 static const char show_usage[] =
 	"usage: kbx show TASK [--json]\n"
 	"\n"
-	"A task's summary, arguments, tolerance, cases, perf rows and golden tables, and the entry\n"
-	"function a Python candidate defines.\n";
+	"A task's summary, arguments, tolerance, cases, perf rows (their sizes and how their inputs\n"
+	"are drawn) and golden tables, and the entry function a Python candidate defines.\n";
 
 static char *shape_text(const struct task_arg *a)
 {
