@@ -49,10 +49,12 @@ A)
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
 	# EXACT=DIR: a tasks folder from a branch (its quantization tasks judged against an exact
-	# target), each of its EXACT_TASKS checked side by side before it is merged
+	# target), each of its EXACT_TASKS checked side by side before it is merged; EXACT_PERF=1 at
+	# every perf row too (EXACT_LIMIT seconds, default 50)
 	if [ -n "${EXACT:-}" ]; then
 		for t in ${EXACT_TASKS:-}; do
-			KBX_TASKS="$EXACT" timeout 50 sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
+			KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=${EXACT_PERF:-0} timeout "${EXACT_LIMIT:-50}" \
+				sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
 		done
 		wait
 		cat "$r"/exact_*.txt | cut -c1-300
