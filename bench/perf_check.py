@@ -89,14 +89,16 @@ def shard_of(items, spec):
 
 
 def report_key(d):
-    """What --compare host and --compare gpu must agree on (tests/gpu/compare.sh's rule):
-    verdict, summary message, every case's and perf row's verdict and message; not timings."""
+    """What --compare host and --compare gpu must agree on in a run's JSON document: verdict,
+    summary message, every case's and perf row's verdict and message; not timings, logs or
+    warnings. tests/gpu/compare.sh holds its runs to the same key."""
     s = d.get("summary") or {}
     return {
         "verdict": d.get("verdict"),
         "message": s.get("message"),
         "cases": [(c.get("name"), c.get("verdict"), c.get("message")) for c in d.get("cases", [])],
-        "perf": [(p.get("row"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
+        "cases_passed": s.get("cases_passed"),
+        "perf": [(p.get("row"), p.get("input_size"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
     }
 
 
