@@ -195,12 +195,12 @@ def main():
         return r
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        results = [r for r in ex.map(job, enumerate(items)) if r]
+        ran = [(item, r) for item, r in zip(items, ex.map(job, enumerate(items))) if r]
+    results = [r for _, r in ran]
     # A source that ran out of GPU memory beside the other jobs runs again alone (budget
     # permitting); that result counts, marked as re-run.
-    for i, r in enumerate(results):
+    for i, (item, r) in enumerate(ran):
         if not r["ok"] and any(m in r["message"] for m in OUT_OF_MEMORY):
-            item = next(it for it in items if os.path.relpath(it[1]) == r["source"] and it[0] == r["task"])
             if args.budget and time.monotonic() - start > args.budget:
                 continue
             again = run_one(args, item, gpus[0])
