@@ -10,7 +10,7 @@
 #   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
 #   D  PyTorch's own function judged by kbx at every case and perf row of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
-#      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds
+#      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds, JOBS
 #   E  every example at every perf row (bench/perf_check.py), with a time budget; SHARD=I/N for a
 #      slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
 #      equal (issue 20)
@@ -86,7 +86,7 @@ C)
 	;;
 D)
 	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
-	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows "${ROWS:-all}" \
+	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs "${JOBS:-6}" --rows "${ROWS:-all}" \
 		--timeout 240 --budget "${BUDGET:-420}" ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
 	el "crosscheck --perf rc=$?"
 	tail -1 "$r/xperf.txt"
@@ -94,7 +94,7 @@ D)
 	;;
 E)
 	# shellcheck disable=SC2086 # SHARD and COMPARE_BOTH are words by design
-	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget "${BUDGET:-440}" \
+	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-440}" \
 		${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"

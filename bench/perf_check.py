@@ -4,7 +4,7 @@
 usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
                            [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
                            [--rows N] [--timeout S] [--launch-timeout S] [--compare-both] [--list]
-                           [--out FILE]
+                           [--sources FILE] [--out FILE]
 
 The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
 tests/gpu/check_task.sh reads them) and tests/adversarial/*.cu (`// @kbx task`, `expect`,
@@ -15,7 +15,11 @@ must pass everywhere; a wrong one must still fail (and an adversarial one with a
 matches its `because`). The sources are dealt round-robin to the shards (--shard 2/4: the second
 of four), so that every shard gets large and small tasks alike; --budget stops starting sources
 after S seconds and lists the rest as not run, so a shard fits one device call. --jobs runs that
-many at once (round-robin over --gpus): the timings are not what is checked here.
+many at once (round-robin over --gpus): the timings are not what is checked here, and kernels
+that share one GPU run slower, so with more than one job the launch limit defaults to 10 s per job
+(at most 60 s) instead of kbx's 10 s (a source's own --launch-timeout, a hang's, stays).
+--sources FILE keeps only the sources listed there (paths as printed, one per line, `#` comments):
+those not run or failed in an earlier --out, say.
 --compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
 get the announced verdict, and their verdicts and messages, case by case and row by row, must be
 equal (tests/gpu/compare.sh's rule, over the whole catalogue).
@@ -164,6 +168,7 @@ def main():
     ap.add_argument("--compare-both", action="store_true",
                     help="run each source with --compare host and --compare gpu: both as announced, reports equal")
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
+    ap.add_argument("--sources", help="a file listing the sources to run (paths as printed)")
     ap.add_argument("--out", help="write the results as JSON")
     args = ap.parse_args()
     m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
@@ -173,7 +178,16 @@ def main():
     items = task_sources(args.tasks, args.only, args.bound_only)
     if not args.no_adversarial and not args.bound_only:
         items += adversarial_sources(srcdir, args.only)
+    if args.sources:
+        with open(args.sources) as fh:
+            wanted = {ln.split("#")[0].strip() for ln in fh} - {""}
+        unknown = wanted - {os.path.relpath(i[1]) for i in items}
+        if unknown:
+            ap.error(f"{args.sources}: not a source of the catalogue: {sorted(unknown)[0]}")
+        items = [i for i in items if os.path.relpath(i[1]) in wanted]
     items = shard_of(items, args.shard)
+    if not args.launch_timeout and args.jobs > 1:
+        args.launch_timeout = min(60, 10 * args.jobs)
     if args.list:
         for tid, path, want, because, extra in items:
             print(f"{tid:48} {want:14} {os.path.relpath(path)}{' ' + ' '.join(extra) if extra else ''}")

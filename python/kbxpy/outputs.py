@@ -43,6 +43,8 @@ def copy_outputs(torch, result, bound_outputs):
     plan = []
     for name, (direction, bound) in bound_outputs.items():
         if name not in result:
+            if bound.numel() == 0:  # nothing to write (lu's p without pivoting is [batch, 0, 0])
+                continue
             if direction == "inout":
                 log.append(f"inout '{name}': not returned, its buffer is judged as the candidate left it")
                 continue

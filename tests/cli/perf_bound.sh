@@ -45,5 +45,13 @@ contains "$tmp/all" "^Activation/gelu +wrong +([^ ]*/)?tests/adversarial/replay_
 expect 0 "perf_check --bound-only" -- python3 "$pc" --kbx "$kbx" --list --bound-only
 lacks "$tmp/out" "^Activation/gelu " "lists only tasks with [tolerance.perf]"
 expect 2 "perf_check --shard 4/3" -- python3 "$pc" --kbx "$kbx" --list --shard 4/3
+# --sources: the sources listed in a file (as --list prints them), and only those
+grep "^[A-Z]" "$tmp/all" | awk 'NR == 3 || NR == 40 { print $3 }' >"$tmp/some"
+printf '# a comment\n\n' >>"$tmp/some"
+expect 0 "perf_check --sources" -- python3 "$pc" --kbx "$kbx" --list --sources "$tmp/some"
+contains "$tmp/out" "^2 sources in shard 1/1" "keeps the two listed sources"
+echo "tasks/None/nothing/reference.cu" >>"$tmp/some"
+expect 2 "perf_check --sources with an unknown path" -- python3 "$pc" --kbx "$kbx" --list --sources "$tmp/some"
+contains "$tmp/err" "not a source of the catalogue: tasks/None/nothing/reference.cu" "names it"
 expect 0 "perf_check --list --compare-both" -- python3 "$pc" --kbx "$kbx" --list --compare-both --only Activation/gelu
 exit $fail

@@ -263,9 +263,13 @@ class Outputs(unittest.TestCase):
         outputs.check_one(self.torch, "y", fakes.FakeTensor("torch.float32", [3, 4]), bound)
 
     def test_missing_out_but_not_inout(self):
-        bound = {"y": ("out", fakes.FakeTensor("torch.float32", [0]))}
-        with self.assertRaises(outputs.OutputError):
+        bound = {"y": ("out", fakes.FakeTensor("torch.float32", [1]))}
+        with self.assertRaises(outputs.OutputError) as cm:
             outputs.copy_outputs(self.torch, {}, bound)
+        self.assertEqual(str(cm.exception), "output 'y': the function did not return it")
+        # an output with no elements has nothing to write: lu's p without pivoting is [batch, 0, 0]
+        # and PyTorch's own lu leaves it out
+        self.assertEqual(outputs.copy_outputs(self.torch, {}, {"p": ("out", fakes.FakeTensor("torch.float32", [2, 0, 0]))}), [])
         log = outputs.copy_outputs(self.torch, {}, {"s": ("inout", fakes.FakeTensor("torch.float32", [2]))})
         self.assertTrue(log)
 

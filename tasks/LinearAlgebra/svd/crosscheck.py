@@ -4,5 +4,6 @@ def call(fn, a, torch):
     (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
     bt, m, n = a["batch"], a["m"], a["n"]
     U, S, Vh = fn(a["a"].reshape(bt, m, n), full_matrices=bool(a["full_matrices"]))
-    # Only S is unique (U and Vh up to signs and rotations): the property verifier checks those.
-    return {"s": S}
+    # Only S is unique (U and Vh up to signs and rotations): kbx's property verifier judges all
+    # three; the host comparison of tools/crosscheck.py holds only S to the reference.
+    return {"u": U, "s": S, "vh": Vh}

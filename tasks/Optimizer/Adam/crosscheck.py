@@ -16,4 +16,4 @@ def call(fn, a, torch):
         opt.step()
     state = opt.state[param]
     return {"param": param.detach(), "exp_avg": state["exp_avg"], "exp_avg_sq": state["exp_avg_sq"],
-            "step": state["step"].reshape(())}
+            "step": state["step"].reshape(()).to(param.device)}  # the step counter is kept on the CPU

@@ -11,4 +11,4 @@ def call(fn, a, torch):
         fn(param, a["grad"], exp_avg, exp_avg_sq, step, lr=a["lr"], beta1=a["beta1"], beta2=a["beta2"],
            eps=a["eps"], weight_decay=a["weight_decay"])
     return {"param": param, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq,
-            "step": torch.tensor(step, dtype=torch.int64)}
+            "step": torch.tensor(step, dtype=a["step"].dtype, device=param.device)}
