@@ -21,7 +21,10 @@
 #   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
 #      then bench/python_timing.py on TIMING_ONLY's candidates
 #   P  the Triton candidates of tests/triton/pending/ (or NEW_TRITON), five at a time
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P KBX KERNELBENCHX_DIR
+#   R  a re-check of fixes in one call: tools/crosscheck.py --perf of ONLY's tasks beside the EXACT
+#      branch's checks (as in A), then bench/perf_check.py on the sources listed in FIRST (those
+#      that failed), then on those in SOURCES, until BUDGET seconds of the call have gone
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -139,8 +142,33 @@ G)
 		grep -E '^(ok|FAIL|skip)' "$r/python_timing.txt" | cut -c1-200
 	fi
 	;;
+R)
+	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
+	timeout 200 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs "${JOBS:-6}" --rows all \
+		--timeout 180 --budget 60 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1 &
+	for t in ${EXACT_TASKS:-}; do
+		KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=1 timeout "${EXACT_LIMIT:-150}" \
+			sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
+	done
+	wait
+	el "crosscheck --perf and exact checks done"
+	tail -1 "$r/xperf.txt"
+	grep -E ' (FAIL|skipped) ' "$r/xperf.txt" | cut -c1-300
+	[ -n "${EXACT_TASKS:-}" ] && cat "$r"/exact_*.txt | cut -c1-300
+	for list in FIRST SOURCES; do
+		eval "file=\${$list:-}"
+		[ -n "$file" ] || continue
+		left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
+		[ "$left" -gt 20 ] || break
+		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" \
+			--budget "$left" --sources "$file" --out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
+		el "perf_check $list rc=$?"
+		grep "^shard " "$r/perf_$list.txt"
+		grep '^FAIL' "$r/perf_$list.txt" | cut -c1-300 | head -30
+	done
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
