@@ -18,8 +18,8 @@ after S seconds and lists the rest as not run, so a shard fits one device call. 
 many at once (round-robin over --gpus): the timings are not what is checked here, and kernels
 that share one GPU run slower, so with more than one job the launch limit defaults to 10 s per job
 (at most 60 s) instead of kbx's 10 s (a source's own --launch-timeout, a hang's, stays).
---sources FILE keeps only the sources listed there (paths as printed, one per line, `#` comments):
-those not run or failed in an earlier --out, say.
+--sources FILE runs only the sources listed there, in that order (paths as printed, one per line,
+`#` comments): those not run or failed in an earlier --out, say.
 --compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
 get the announced verdict, and their verdicts and messages, case by case and row by row, must be
 equal (tests/gpu/compare.sh's rule, over the whole catalogue).
@@ -180,11 +180,12 @@ def main():
         items += adversarial_sources(srcdir, args.only)
     if args.sources:
         with open(args.sources) as fh:
-            wanted = {ln.split("#")[0].strip() for ln in fh} - {""}
-        unknown = wanted - {os.path.relpath(i[1]) for i in items}
+            order = [p for p in (ln.split("#")[0].strip() for ln in fh) if p]
+        by_path = {os.path.relpath(i[1]): i for i in items}
+        unknown = [p for p in order if p not in by_path]
         if unknown:
-            ap.error(f"{args.sources}: not a source of the catalogue: {sorted(unknown)[0]}")
-        items = [i for i in items if os.path.relpath(i[1]) in wanted]
+            ap.error(f"{args.sources}: not a source of the catalogue: {unknown[0]}")
+        items = [by_path[p] for p in dict.fromkeys(order)]  # in the file's order
     items = shard_of(items, args.shard)
     if not args.launch_timeout and args.jobs > 1:
         args.launch_timeout = min(60, 10 * args.jobs)
