@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense.h"
 #include "dtype.h"
 #include "util.h"
 
@@ -119,42 +120,74 @@ static int check(const struct ctx *c, double value, double tol, long long batch,
 	return 0;
 }
 
-/* max |Q^T Q - I| over the columns of Q (rows x cols). */
-static double orth_cols(const struct mat *q, long long batch)
+/* Matrix `batch` of m, component comp, as contiguous row-major doubles (xmalloc'd): the O(n^3)
+ * checks run on these through core/dense.c, not element by element through dtype_get. */
+static double *dense_of(const struct mat *m, long long batch, int comp)
+{
+	double *d = xmalloc((size_t)(m->rows * m->cols + 1) * sizeof(*d));
+	long long i, j;
+
+	for (i = 0; i < m->rows; i++)
+		for (j = 0; j < m->cols; j++)
+			d[i * m->cols + j] = at(m, batch, i, j, comp);
+	return d;
+}
+
+/* max |G - I| over a Gram matrix G [n x n]; NaN counts as infinitely far. */
+static double off_identity(const double *g, long long n)
 {
 	double worst = 0;
-	long long a, b, i;
+	long long a, b;
 
-	for (a = 0; a < q->cols; a++)
-		for (b = a; b < q->cols; b++) {
-			double s = 0;
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			double s = g[a * n + b] - (a == b);
 
-			for (i = 0; i < q->rows; i++)
-				s += at(q, batch, i, a, 0) * at(q, batch, i, b, 0);
-			s -= a == b;
 			if (fabs(s) > worst || isnan(s))
 				worst = isnan(s) ? INFINITY : fabs(s);
 		}
 	return worst;
 }
 
+/* max |Q^T Q - I| over the columns of Q (rows x cols). */
+static double orth_cols(const struct mat *q, long long batch)
+{
+	double *d = dense_of(q, batch, 0), *g = xmalloc((size_t)(q->cols * q->cols + 1) * sizeof(*g)), worst;
+
+	dense_gram_cols(g, d, q->rows, q->cols);
+	worst = off_identity(g, q->cols);
+	free(d);
+	free(g);
+	return worst;
+}
+
 /* max |V V^T - I| over the rows of V. */
 static double orth_rows(const struct mat *v, long long batch)
 {
-	double worst = 0;
-	long long a, b, j;
+	double *d = dense_of(v, batch, 0), *t = dense_transpose(d, v->rows, v->cols);
+	double *g = xmalloc((size_t)(v->rows * v->rows + 1) * sizeof(*g)), worst;
 
-	for (a = 0; a < v->rows; a++)
-		for (b = a; b < v->rows; b++) {
-			double s = 0;
-
-			for (j = 0; j < v->cols; j++)
-				s += at(v, batch, a, j, 0) * at(v, batch, b, j, 0);
-			s -= a == b;
-			if (fabs(s) > worst || isnan(s))
-				worst = isnan(s) ? INFINITY : fabs(s);
-		}
+	dense_matmul(g, d, t, v->rows, v->cols, v->rows);
+	worst = off_identity(g, v->rows);
+	free(d);
+	free(t);
+	free(g);
 	return worst;
+}
+
+/* sum over the elements of (A - P)^2, A the matrix `batch` of a, P [a.rows x a.cols] dense. */
+static double residual2(const struct mat *a, long long batch, const double *p)
+{
+	double e2 = 0;
+	long long i, j;
+
+	for (i = 0; i < a->rows; i++)
+		for (j = 0; j < a->cols; j++) {
+			double v = at(a, batch, i, j, 0) - p[i * a->cols + j];
+
+			e2 += v * v;
+		}
+	return e2;
 }
 
 /* ------------------------------------------------------------------- svd ---- */
@@ -163,7 +196,7 @@ static enum kbx_status verify_svd(struct ctx *c, void *const *in, void *const *c
 {
 	struct mat a, u, s, vh, sr;
 	enum kbx_status st;
-	long long b, i, j, l, k;
+	long long b, i, l, k;
 
 	if ((st = get_mat(c, "input", in, 0, &a)) || (st = get_mat(c, "u", cand, 0, &u)) ||
 	    (st = get_mat(c, "s", cand, 0, &s)) || (st = get_mat(c, "vh", cand, 0, &vh)) ||
@@ -173,7 +206,9 @@ static enum kbx_status verify_svd(struct ctx *c, void *const *in, void *const *c
 	if (u.rows != a.rows || u.cols < k || vh.cols != a.cols || vh.rows < k || s.cols != k)
 		return kbx_error(KBX_EINVAL, "'%s': svd shapes do not fit A [%lld, %lld]", c->t->ini_path, a.rows, a.cols);
 	for (b = 0; b < a.batch; b++) {
-		double na = frob(&a, b), smax = fabs(vat(&sr, b, 0, 0)), worst = 0, e2 = 0;
+		double na = frob(&a, b), smax = fabs(vat(&sr, b, 0, 0)), worst = 0, e2;
+		double *us = xmalloc((size_t)(a.rows * k + 1) * sizeof(*us)), *vhd = dense_of(&vh, b, 0);
+		double *usv = xmalloc((size_t)(a.rows * a.cols + 1) * sizeof(*usv));
 
 		if (smax == 0)
 			smax = 1;
@@ -188,13 +223,13 @@ static enum kbx_status verify_svd(struct ctx *c, void *const *in, void *const *c
 		}
 		check(c, worst / smax, c->tol, b, "|S - S_ref| / s_max");
 		for (i = 0; i < a.rows; i++)
-			for (j = 0; j < a.cols; j++) {
-				double v = at(&a, b, i, j, 0);
-
-				for (l = 0; l < k; l++)
-					v -= at(&u, b, i, l, 0) * vat(&s, b, l, 0) * at(&vh, b, l, j, 0);
-				e2 += v * v;
-			}
+			for (l = 0; l < k; l++)
+				us[i * k + l] = at(&u, b, i, l, 0) * vat(&s, b, l, 0);
+		dense_matmul(usv, us, vhd, a.rows, k, a.cols);  /* the first k rows of Vh */
+		e2 = residual2(&a, b, usv);
+		free(us);
+		free(vhd);
+		free(usv);
 		check(c, na > 0 ? sqrt(e2) / na : sqrt(e2), c->tol, b, "reconstruction |A - U S Vh| / |A|");
 		check(c, orth_cols(&u, b), c->tol, b, "orthonormality of U, max |U^T U - I|");
 		check(c, orth_rows(&vh, b), c->tol, b, "orthonormality of Vh, max |Vh Vh^T - I|");
@@ -208,7 +243,7 @@ static enum kbx_status verify_qr(struct ctx *c, void *const *in, void *const *ca
 {
 	struct mat a, q, r, rr;
 	enum kbx_status st;
-	long long b, i, j, l;
+	long long b, i, j;
 
 	if ((st = get_mat(c, "input", in, 0, &a)) || (st = get_mat(c, "q", cand, 1, &q)) ||
 	    (st = get_mat(c, "r", cand, 0, &r)) || (st = get_mat(c, "r", ref, 0, &rr)))
@@ -221,16 +256,14 @@ static enum kbx_status verify_qr(struct ctx *c, void *const *in, void *const *ca
 		if (na == 0)
 			na = 1;
 		if (q.b) {
-			double e2 = 0;
+			double *qd = dense_of(&q, b, 0), *rd = dense_of(&r, b, 0), e2;
+			double *qr = xmalloc((size_t)(a.rows * a.cols + 1) * sizeof(*qr));
 
-			for (i = 0; i < a.rows; i++)
-				for (j = 0; j < a.cols; j++) {
-					double v = at(&a, b, i, j, 0);
-
-					for (l = 0; l < q.cols; l++)
-						v -= at(&q, b, i, l, 0) * at(&r, b, l, j, 0);
-					e2 += v * v;
-				}
+			dense_matmul(qr, qd, rd, a.rows, q.cols, a.cols);
+			e2 = residual2(&a, b, qr);
+			free(qd);
+			free(rd);
+			free(qr);
 			check(c, sqrt(e2) / na, c->tol, b, "reconstruction |A - QR| / |A|");
 			check(c, orth_cols(&q, b), c->tol, b, "orthonormality of Q, max |Q^T Q - I|");
 		}
@@ -341,7 +374,7 @@ static enum kbx_status verify_eig(struct ctx *c, void *const *in, void *const *c
 {
 	struct mat a, w, v, wr, vr;
 	enum kbx_status st;
-	long long b, i, j, l;
+	long long b, i, l;
 	long long n;
 	unsigned char *used;
 
@@ -355,22 +388,22 @@ static enum kbx_status verify_eig(struct ctx *c, void *const *in, void *const *c
 	used = xmalloc((size_t)n + 1);
 	for (b = 0; b < a.batch; b++) {
 		double na = frob(&a, b), res = 0, norm_err = 0, match = 0;
+		double *ad = dense_of(&a, b, 0), *vre = dense_of(&v, b, 0), *vim = dense_of(&v, b, 1);
+		double *avr = xmalloc((size_t)(n * n + 1) * sizeof(*avr)), *avi = xmalloc((size_t)(n * n + 1) * sizeof(*avi));
 
 		if (na == 0)
 			na = 1;
+		dense_matmul(avr, ad, vre, n, n, n);
+		dense_matmul(avi, ad, vim, n, n, n);
 		for (l = 0; l < n; l++) {
 			double lr = vat(&w, b, l, 0), li = vat(&w, b, l, 1), r2 = 0, v2 = 0, e;
 
 			for (i = 0; i < n; i++) {
-				double sr = -(lr * at(&v, b, i, l, 0) - li * at(&v, b, i, l, 1));
-				double si = -(lr * at(&v, b, i, l, 1) + li * at(&v, b, i, l, 0));
+				double xr = vre[i * n + l], xi = vim[i * n + l];
+				double sr = avr[i * n + l] - (lr * xr - li * xi), si = avi[i * n + l] - (lr * xi + li * xr);
 
-				for (j = 0; j < n; j++) {
-					sr += at(&a, b, i, j, 0) * at(&v, b, j, l, 0);
-					si += at(&a, b, i, j, 0) * at(&v, b, j, l, 1);
-				}
 				r2 += sr * sr + si * si;
-				v2 += at(&v, b, i, l, 0) * at(&v, b, i, l, 0) + at(&v, b, i, l, 1) * at(&v, b, i, l, 1);
+				v2 += xr * xr + xi * xi;
 			}
 			e = v2 > 0 ? sqrt(r2) / (na * sqrt(v2)) : INFINITY;
 			if (!(e <= res))
@@ -378,6 +411,11 @@ static enum kbx_status verify_eig(struct ctx *c, void *const *in, void *const *c
 			if (!(fabs(sqrt(v2) - 1) <= norm_err))
 				norm_err = isnan(v2) ? INFINITY : fabs(sqrt(v2) - 1);
 		}
+		free(ad);
+		free(vre);
+		free(vim);
+		free(avr);
+		free(avi);
 		/* Eigenvalues as a set: each reference value to its nearest unused candidate value. */
 		memset(used, 0, (size_t)n);
 		for (l = 0; l < n; l++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dense.h"
 #include "core/util.h"
 #include "core/verify.h"
 
@@ -238,6 +239,119 @@ static void test_qr(void **state)
 	fixture_free(f);
 }
 
+/* A 300 x 200 reduced QR: Q the first 200 columns of a Householder reflection (dense, exactly
+ * orthonormal columns), R upper triangular. Large enough that every check runs through the
+ * blocked products of core/dense.c with partial blocks in every dimension. */
+static struct fixture *qr_large_fixture(void)
+{
+	enum { M = 300, N = 200 };
+	struct fixture *f = fixture_new("qr", "1e-5");
+	double *v = xmalloc(M * sizeof(*v)), *q = xmalloc((size_t)M * N * sizeof(*q)), vv = 0;
+	double *r = xcalloc((size_t)N * N, sizeof(*r));
+	int i, j, k;
+
+	add_buf(f, "A", ARG_IN, DT_F32, 2, M, N, 0);
+	add_buf(f, "Q", ARG_OUT, DT_F32, 2, M, N, 0);
+	add_buf(f, "R", ARG_OUT, DT_F32, 2, N, N, 0);
+	set_param(f, "input", "A");
+	set_param(f, "q", "Q");
+	set_param(f, "r", "R");
+	for (i = 0; i < M; i++) {
+		v[i] = sin(0.37 * i + 1.0) + 0.1;
+		vv += v[i] * v[i];
+	}
+	for (i = 0; i < M; i++)
+		for (j = 0; j < N; j++)
+			q[i * N + j] = (i == j) - 2 * v[i] * v[j] / vv;
+	for (i = 0; i < N; i++)
+		for (j = i; j < N; j++)
+			r[i * N + j] = i == j ? 2.0 + 0.01 * i : cos(0.11 * i * j);
+	for (i = 0; i < M; i++)
+		for (j = 0; j < N; j++) {
+			double a = 0;
+
+			for (k = 0; k < N; k++)
+				a += q[i * N + k] * r[k * N + j];
+			F(f->in[0])[i * N + j] = (float)a;
+			F(f->cand[1])[i * N + j] = F(f->ref[1])[i * N + j] = (float)q[i * N + j];
+		}
+	for (i = 0; i < N * N; i++)
+		F(f->cand[2])[i] = F(f->ref[2])[i] = (float)r[i];
+	free(v);
+	free(q);
+	free(r);
+	return f;
+}
+
+static void test_qr_large(void **state)
+{
+	struct fixture *f = qr_large_fixture();
+	struct verify_result vr;
+
+	(void)state;
+	assert_true(run_verify(f, &vr));
+	assert_true(vr.worst < 0.1);
+	F(f->cand[1])[300 * 200 - 1] += 1e-3f;  /* the last element of Q: the blocks' tails */
+	assert_false(run_verify(f, &vr));
+	assert_non_null(strstr(vr.message, "reconstruction"));
+	fixture_free(f);
+
+	f = qr_large_fixture();
+	F(f->cand[1])[0] = NAN;
+	assert_false(run_verify(f, &vr));
+	fixture_free(f);
+}
+
+/* The blocked, threaded product against the plain triple loop, with partial blocks in every
+ * dimension, an empty inner dimension and a single element. */
+static void test_dense_products(void **state)
+{
+	static const long long sizes[][3] = { { 37, 300, 1100 }, { 1, 1, 1 }, { 5, 0, 3 }, { 16, 128, 512 }, { 0, 4, 4 } };
+	size_t t;
+
+	(void)state;
+	for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+		long long m = sizes[t][0], k = sizes[t][1], n = sizes[t][2], i, j, l;
+		double *a = xmalloc((size_t)(m * k + 1) * sizeof(*a)), *b = xmalloc((size_t)(k * n + 1) * sizeof(*b));
+		double *c = xmalloc((size_t)(m * n + 1) * sizeof(*c)), *g = xmalloc((size_t)(k * k + 1) * sizeof(*g));
+		double *at;
+
+		for (i = 0; i < m * k; i++)
+			a[i] = sin(0.7 * (double)i) * 3;
+		for (i = 0; i < k * n; i++)
+			b[i] = cos(1.3 * (double)i) - 0.2;
+		for (i = 0; i < m * n; i++)
+			c[i] = NAN;     /* every element must be written */
+		dense_matmul(c, a, b, m, k, n);
+		for (i = 0; i < m; i++)
+			for (j = 0; j < n; j++) {
+				double want = 0;
+
+				for (l = 0; l < k; l++)
+					want += a[i * k + l] * b[l * n + j];
+				assert_true(fabs(c[i * n + j] - want) <= 1e-12 * (1 + fabs(want)));
+			}
+		at = dense_transpose(a, m, k);
+		for (i = 0; i < m; i++)
+			for (l = 0; l < k; l++)
+				assert_true(at[l * m + i] == a[i * k + l]);
+		dense_gram_cols(g, a, m, k);
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++) {
+				double want = 0;
+
+				for (l = 0; l < m; l++)
+					want += a[l * k + i] * a[l * k + j];
+				assert_true(fabs(g[i * k + j] - want) <= 1e-12 * (1 + fabs(want)));
+			}
+		free(a);
+		free(b);
+		free(c);
+		free(g);
+		free(at);
+	}
+}
+
 /* ------------------------------------------------------------------- eig ---- */
 
 /* A = [[0, -2], [2, 0]]: eigenvalues +-2i, eigenvectors (1, -+i)/sqrt(2). */
@@ -364,6 +478,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_svd),
 		cmocka_unit_test(test_qr),
+		cmocka_unit_test(test_qr_large),
+		cmocka_unit_test(test_dense_products),
 		cmocka_unit_test(test_eig),
 		cmocka_unit_test(test_eig_dependent_vectors),
 		cmocka_unit_test(test_config_errors),

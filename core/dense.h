@@ -1,0 +1,22 @@
+/*
+ * Dense f64 matrix products for the property verifiers (core/verify.c).
+ *
+ * A perf row of LinearAlgebra/qr is a 4096 x 4096 factorization: checking Q R against A and
+ * Q^T Q against I is 1.4e11 multiply-adds. Done element by element through dtype_get with Q read
+ * down its columns, that took minutes and ran past the result phase's watchdog, so a correct
+ * kernel was reported as a timeout. Here the operands are contiguous row-major doubles and the
+ * product is blocked for the caches and spread over the cores.
+ */
+#ifndef KBX_DENSE_H
+#define KBX_DENSE_H
+
+/* c[m x n] = a[m x k] * b[k x n], all row-major and contiguous; c must not alias a or b. */
+void dense_matmul(double *c, const double *a, const double *b, long long m, long long k, long long n);
+
+/* c[n x n] = a^T a for a[m x n] row-major (the Gram matrix of a's columns). */
+void dense_gram_cols(double *c, const double *a, long long m, long long n);
+
+/* The transpose of a[m x n] as a new [n x m] array (xmalloc'd). */
+double *dense_transpose(const double *a, long long m, long long n);
+
+#endif
