@@ -16,7 +16,9 @@
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
 #      again on the second's history (the reference's timings kept): what each change is worth
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR
+#   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
+#      then bench/python_timing.py on TIMING_ONLY's candidates
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -41,15 +43,25 @@ case $step in
 A)
 	gpu_test 60 timing tests/gpu/timing.sh
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
-	gpu_test 280 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
+	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
-	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 80 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
+	# EXACT=DIR: a tasks folder from a branch (its quantization tasks judged against an exact
+	# target), each of its EXACT_TASKS checked side by side before it is merged
+	if [ -n "${EXACT:-}" ]; then
+		for t in ${EXACT_TASKS:-}; do
+			KBX_TASKS="$EXACT" timeout 50 sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
+		done
+		wait
+		cat "$r"/exact_*.txt | cut -c1-300
+		el "exact branch checked"
+	fi
+	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 90 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
 	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
 	;;
 B)
 	# this session's new candidates one by one too (their `because` is checked there, not in the eval)
-	for f in ${NEW_TRITON:-tests/triton/gelu_side_stream.py tests/triton/matmul_w8a8_fp32_no_quant.py}; do
+	for f in ${NEW_TRITON:-tests/triton/pending/*.py}; do
 		KBX_TASKS=$KBX_TASKS timeout 120 sh tests/gpu/triton_one.sh "$kbx" "$f" 2>&1 | cut -c1-300
 	done
 	gpu_test 280 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev"
@@ -93,8 +105,27 @@ F)
 		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
 	done
 	;;
+G)
+	# a short call re-checking a session's fixes: the Triton set's eval beside the cross-check of
+	# ONLY's tasks (verdicts only: neither is timed against anything here), then TIMING_ONLY's
+	# candidates against do_bench alone on the GPU
+	gpu_test 120 triton_eval tests/gpu/triton_py.sh EVAL_ONLY=1 KBX_EVAL_OUT="$r/triton_ev" &
+	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
+	timeout 120 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows last:3 \
+		--timeout 100 --budget 80 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
+	el "crosscheck --perf rc=$?"
+	grep -E ' (FAIL|pass|skipped) ' "$r/xperf.txt" | cut -c1-260
+	wait
+	grep '^# line' "$r/triton_eval.txt" | head -20
+	if [ -n "${TIMING_ONLY:-}" ]; then
+		timeout 45 python3 bench/python_timing.py --kbx "$kbx" --rounds 1 --rows 1 --only "$TIMING_ONLY" \
+			--out "$r/python_timing.json" >"$r/python_timing.txt" 2>&1
+		el "python_timing rc=$?"
+		grep -E '^(ok|FAIL|skip)' "$r/python_timing.txt" | cut -c1-200
+	fi
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac

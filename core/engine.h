@@ -82,7 +82,8 @@ enum host_outcome {
 	HOST_WRONG,         /* its outputs cannot be right (missing, wrong dtype, written by PyTorch
 			     * ops alone, an allocation's guard zone damaged): wrong */
 	HOST_COMPILE,       /* a kernel did not compile at its first call: compile_error */
-	HOST_SKIP           /* this case cannot be checked for this candidate */
+	HOST_SKIP,          /* this case cannot be checked for this candidate */
+	HOST_UNCALLED       /* ... and its function was not even called: nothing ran, nothing to time */
 };
 
 struct host_buffer {

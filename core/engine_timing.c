@@ -578,6 +578,13 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	st = check_perf_row(r, &c, key, label, &cr, &digest);
 	if (st)
 		goto out;
+	if (cr.verdict == V_NOT_RUN && r->cand.host && r->host_outcome == HOST_UNCALLED) {
+		/* a timed call would time an empty Python call (an impossible timing, or a speedup
+		 * that is not there): the row is the task's to fix, not the candidate's */
+		st = kbx_error(KBX_EINVAL, "%s cannot be timed: %s, so nothing would run in its timed calls (the task's "
+			       "perf rows must be ones its crosscheck.py calls the function for)", label, cr.message);
+		goto out;
+	}
 	if (cr.verdict == V_NOT_RUN)
 		engine_log(r, "%s: %s; timed all the same", label, cr.message);
 	pr->correct = cr.verdict == V_PASS || cr.verdict == V_NOT_RUN;

@@ -135,7 +135,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	worker_request_free(&req);
 	if (st)
 		return 1;
-	return sticky ? 3 : 0;
+	return sticky ? WORKER_EXIT_CONTEXT_LOST : 0;
 }
 
 int worker_serve(FILE *in, FILE *out, const struct serve_env *env)
@@ -149,7 +149,7 @@ int worker_serve(FILE *in, FILE *out, const struct serve_env *env)
 			continue;
 		rc = serve_one(out, line, env);
 		served++;
-		if (rc == 3 || rc == 2)
+		if (rc == WORKER_EXIT_CONTEXT_LOST || rc == 2)
 			break;
 	}
 	free(line);

@@ -221,6 +221,7 @@ struct watch {
 	double deadline;        /* 0 = none */
 	double limit;
 	int done;
+	int events;             /* lines read from the worker for this request */
 	int hold;               /* keep the done event (as JSON) until the worker has exited */
 	char *held;
 	calibration_fn on_calibration;  /* NULL: calibration events are skipped */
@@ -637,6 +638,8 @@ static enum kbx_status converse(struct worker_proc *wp, struct watch *w, const s
 				if (!nl)
 					break;
 				*nl = '\0';
+				if (wp->line.buf[0])
+					w->events++;
 				if (wp->line.buf[0] &&
 				    events_json_dispatch_ex(wp->line.buf, proxy, w->on_calibration, w->calibration_ctx) != KBX_OK &&
 				    ev->log)
@@ -678,7 +681,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 	enum kbx_status st = KBX_OK;
 	struct pyworker_paths py;
 	struct worker_proc one, *wp = &one;
-	int status = 0, ended = 0;
+	int status = 0, ended = 0, served = 0, retried = 0;
 	ssize_t n;
 
 	if (!exe) {
@@ -709,6 +712,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 	} else {
 		keep = NULL;    /* `kbx worker` starts in milliseconds: one per run */
 	}
+again:
 	if (keep) {
 		wp = &keep->p;
 		if (keep->alive && waitpid(wp->pid, &status, WNOHANG) != 0) {
@@ -759,6 +763,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 		w.deadline += 120;
 		w.limit += 120;
 	}
+	served = keep && keep->runs > 1;
 	st = converse(wp, &w, ev, &proxy, keep != NULL, cancel, cancel_ctx, &errtail, &ended);
 	if (!keep || ended || st) {
 		status = proc_end(wp, ended || st);
@@ -767,6 +772,14 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 		if (w.hold)
 			report_sanitizer(&w, wp->workdir, req);
 		proc_remove_dir(wp);
+	}
+	/* A kept worker that lost the CUDA context in its last run retires after that run's done
+	 * event; the request written meanwhile was never read: once more, to a fresh worker. */
+	if (!st && !w.done && served && !retried && !w.events && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == WORKER_EXIT_CONTEXT_LOST) {
+		retried = 1;
+		sbuf_reset(&errtail);
+		goto again;
 	}
 	if (!st && !w.done)
 		report_death(&w, status, &errtail);

@@ -31,6 +31,11 @@
 #include "events.h"
 #include "status.h"
 
+/* A worker's exit status after a run that lost the CUDA context (serve.c): it served that run to
+ * its done event and then retired; a kept worker that exits so before answering the next request
+ * never saw it, and the request goes to a fresh one. */
+#define WORKER_EXIT_CONTEXT_LOST 3
+
 struct worker_request {
 	char *task_id;
 	char *source;

@@ -216,6 +216,8 @@ static enum host_outcome py_call(void *ctx, int handle, int checked, char *why, 
 	*line = (int)jsonget_int_or(ans, "line", 0);
 	snprintf(why, whylen, "%s", jsonget_str_or(ans, "message", "the candidate's call failed"));
 	out = outcome_of(jsonget_str_or(ans, "kind", "exception"));
+	if (out == HOST_SKIP && json_is_true(json_object_get(ans, "uncalled")))
+		out = HOST_UNCALLED;
 	json_decref(ans);
 	return out;
 }

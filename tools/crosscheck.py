@@ -56,13 +56,17 @@ def kernelbenchx_function(kbx_dir, category, name):
 
 
 def load_crosscheck(task_dir):
+    """The task's crosscheck.py as (call, stochastic), or None when it has none or says
+    `compared = False` (its reference is not PyTorch's function: the file says why)."""
     path = os.path.join(task_dir, "crosscheck.py")
     if not os.path.exists(path):
         return None
     spec = importlib.util.spec_from_file_location("crosscheck_" + os.path.basename(task_dir), path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return getattr(mod, "call", None)
+    if not getattr(mod, "compared", True):
+        return None
+    return mod.call, getattr(mod, "stochastic", lambda a: False)
 
 
 def tolerance(task_dir, dtype):
@@ -178,6 +182,10 @@ def kernelbenchx_module(kbx_dir, category, name, dest):
     with open(dest, "w") as fh:
         fh.write(f"# KernelBenchX's {category}/{name}, above its separator (tools/crosscheck.py --perf)\n")
         fh.write(text[:cut] if cut >= 0 else text)
+        # PyTorch's f32 matmul and convolution in f32, as the references compute them (cuDNN's
+        # convolutions default to TF32, about 1e-3 off at large sizes: not the task's semantics)
+        fh.write("\nimport torch as _kbx_torch\n_kbx_torch.backends.cuda.matmul.allow_tf32 = False\n"
+                 "_kbx_torch.backends.cudnn.allow_tf32 = False\n")
 
 
 def check_task_run(args, task_dir, category, name):
@@ -210,22 +218,23 @@ def check_task_run(args, task_dir, category, name):
 
 
 def check_task(args, task_dir, category, name):
+    found = load_crosscheck(task_dir)
+    if found is None:
+        return None
     if args.perf:
         return check_task_run(args, task_dir, category, name)
-    call = load_crosscheck(task_dir)
-    if call is None:
-        return None
     fn = kernelbenchx_function(args.kernelbenchx, category, name)
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([args.kbx, "export", f"{category}/{name}", "--dir", tmp], capture_output=True, text=True)
         if out.returncode != 0:
             return [("export", False, out.stderr.strip()[-300:], float("inf"))]
-        return judge_exports(tmp, task_dir, call, fn)
+        return judge_exports(tmp, task_dir, found, fn)
 
 
 def judge_exports(tmp, task_dir, call, fn):
     """Call the PyTorch function on every exported case under tmp and judge its outputs against
-    kbx's reference with KernelBenchX's tolerance."""
+    kbx's reference with KernelBenchX's tolerance. call: (call, stochastic) of the task's
+    crosscheck.py."""
     results = []
     for case in sorted(os.listdir(tmp)):
         with open(os.path.join(tmp, case, "manifest.json")) as fh:
@@ -242,13 +251,15 @@ def judge_exports(tmp, task_dir, call, fn):
                 a[arg["name"]] = t
             if "reference" in files:
                 refs[arg["name"]] = (arg["dtype"], np.load(os.path.join(tmp, case, files["reference"])))
+        if call[1](a):  # dropout or a draw from PyTorch's own generator: never elementwise equal
+            results.append((case, None, "stochastic (the task's crosscheck.py)", 0.0))
+            continue
         try:
-            theirs = call(fn, a, torch)
+            theirs = call[0](fn, a, torch)
         except Exception as e:  # a case PyTorch rejects is reported, not hidden
             results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
             continue
-        if theirs is None:  # the task's call() says why: a stochastic case (dropout with
-            # PyTorch's own generator) or an input PyTorch refuses (its crosscheck.py comments)
+        if theirs is None:  # an input PyTorch refuses (the task's crosscheck.py says why)
             results.append((case, None, "skipped by the task's crosscheck.py", 0.0))
             continue
         eig = eig_roles(task_dir)

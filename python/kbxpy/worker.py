@@ -34,6 +34,7 @@ class Binding:
         self.a = {}
         self.stream = None
         self.call = None
+        self.stochastic = False  # the task's crosscheck.py: this case's outputs are random draws
 
 
 class Worker:
@@ -121,8 +122,9 @@ class Worker:
             torch.cuda.default_stream(device)
         b.a = tasks.build_a(b.args, b.tensors, spec.get("bindings", {}))
         task_dir = self.request.get("task_dir") or ""
-        call = tasks.load_call(task_dir) if task_dir else tasks.default_call
+        call, stochastic = tasks.load_task(task_dir) if task_dir else (tasks.default_call, tasks.never_stochastic)
         b.call = tasks.DefaultCall().arrange(b.args) if call is tasks.default_call else call
+        b.stochastic = bool(stochastic(b.a))
         handle = self.next_handle
         self.next_handle += 1
         self.bindings[handle] = b
@@ -162,9 +164,14 @@ class Worker:
             key, size = hooks.storage_key(torch, t)
             prov.bind(key, size, x["name"], x["dir"])
         watch = hooks.Watch(torch, triton, prov, b.stream)
+        called = []
+
+        def entry(*args, **kwargs):
+            called.append(1)
+            return self.entry(*args, **kwargs)
         try:
             with watch:
-                result = b.call(self.entry, b.a, torch)
+                result = b.call(entry, b.a, torch)
         except Exception as e:
             return 1, self._failure(e, watch.log)
         log += watch.log
@@ -174,8 +181,9 @@ class Worker:
                        "on: each timed call now synchronises the device before it returns, so that this work is "
                        "inside the timing (a few microseconds more per call)")
         if result is None:
-            return 1, {"kind": "skip", "message": "the task's crosscheck cannot call a PyTorch-style "
-                       "function for this case (see its crosscheck.py)", "line": 0, "log": log}
+            # nothing ran: at a perf row there is nothing to time either ("uncalled")
+            return 1, {"kind": "skip", "uncalled": not called, "message": "the task's crosscheck.py cannot "
+                       "call a PyTorch-style function for this case", "line": 0, "log": log}
         produced = {}
         try:
             log += outputs.copy_outputs(torch, result, b.outputs)
@@ -208,7 +216,14 @@ class Worker:
         outs = [t for (d, t) in b.outputs.values()]
         idle = (bool(ins) and all(t.numel() == 0 for t in ins)) or (bool(outs) and all(t.numel() == 0 for t in outs))
         problem, plog = prov.judge(produced, idle)
-        return provenance_answer(problem, log + plog, bool(self.request.get("allow_pytorch")))
+        status, ans = provenance_answer(problem, log + plog, bool(self.request.get("allow_pytorch")))
+        if status == 0 and b.stochastic:
+            # its outputs have the task's shapes and came from its kernels; their values cannot
+            # be held to kbx's reference
+            return 1, {"kind": "skip", "message": "its outputs on this case come from a random generator (the "
+                       "task's crosscheck.py says stochastic), which kbx's reference does not reproduce "
+                       "elementwise", "line": 0, "log": ans.get("log", [])}
+        return status, ans
 
     # ------------------------------------------------------------------ errors
 

@@ -14,16 +14,22 @@ src = "import torch\ndef gelu(input, approximate='none'):\n    return input\n"
 with open(sys.argv[1], "w") as f:
     for i in range(3):
         f.write(json.dumps({"file": "Activation/gelu.py", "predict": src + "# item %d\n" % i}) + "\n")
+    f.write(json.dumps({"file": "Activation/gelu.py", "predict": src + "# stub: retire\n"}) + "\n")
+    f.write(json.dumps({"file": "Activation/gelu.py", "predict": src + "# after the retirement\n"}) + "\n")
     f.write(json.dumps({"file": "Activation/gelu.py", "predict": src + "# stub: die\n"}) + "\n")
     f.write(json.dumps({"file": "Activation/gelu.py", "predict": src + "# after the death\n"}) + "\n")
 PY
-expect 0 "eval of five Python items" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --quiet --no-perf
+expect 0 "eval of seven Python items" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --quiet --no-perf
 pids=$(grep -o 'stub worker pid [0-9]*' "$tmp/ev/progress.jsonl" | sort | uniq -c | sed 's/^ *//')
 echo "$pids" | sed 's/^/# /'
-first=$(echo "$pids" | awk '$1 == 3 {print $5}')
-[ -n "$first" ] && ok "one worker served the first three items" || no "one worker served the first three items"
-[ "$(echo "$pids" | wc -l)" -eq 2 ] && ok "a new worker after the one that died" || no "a new worker after the one that died"
-contains "$tmp/ev/progress.jsonl" '"line 4".*"runtime_error"|"runtime_error".*"line 4"' "the item whose worker died is runtime_error"
+first=$(echo "$pids" | awk '$1 == 4 {print $5}')
+[ -n "$first" ] && ok "one worker served the first four items" || no "one worker served the first four items"
+[ "$(echo "$pids" | wc -l)" -eq 3 ] && ok "a new worker after the one that retired and after the one that died" ||
+	no "a new worker after the one that retired and after the one that died"
+# the item after a retirement is served by a fresh worker: a verdict, never "exited during 'start'"
+contains "$tmp/ev/progress.jsonl" '"line 5".*"not_run"|"not_run".*"line 5"' "the item after a retired worker gets its verdict"
+lacks "$tmp/ev/progress.jsonl" "during 'start'" "no item is charged with the previous one's retirement"
+contains "$tmp/ev/progress.jsonl" '"line 6".*"runtime_error"|"runtime_error".*"line 6"' "the item whose worker died is runtime_error"
 contains "$tmp/ev/progress.jsonl" "exited with status 3" "says how the worker ended"
 lacks "$tmp/ev/progress.jsonl" "stub: (something|raw bytes)" "stdout of the worker never enters the protocol"
 lacks "$tmp/ev/progress.jsonl" "unreadable|not JSON|bad event" "no event was garbled"

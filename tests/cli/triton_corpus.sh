@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Triton candidates of tests/triton/ (README.md there), without a GPU or torch: every file
+# The Triton candidates of tests/triton/ and its pending/ (README.md there), without a GPU or torch: every file
 # has a well-formed header (`# @kbx task`, `expect` one of the verdicts, `because` unless it must
 # pass) naming a task of the catalogue; every file parses with python3's ast and defines that
 # task's entry function (its [python] entry) and a @triton.jit kernel, except the syntax-error
@@ -17,7 +17,7 @@ header() {
 
 count=0
 syntax=0
-for f in "$dir"/*.py; do
+for f in "$dir"/*.py "$dir"/pending/*.py; do
 	[ -e "$f" ] || continue
 	count=$((count + 1))
 	name=$(basename "$f")

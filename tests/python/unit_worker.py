@@ -322,5 +322,88 @@ class TimedJoinTest(unittest.TestCase):
         self.assertEqual(w.call(0, TIMED), (0, {"log": []}))
         self.assertEqual(calls, ["call", "call", "sync"])
 
+
+class QuietWatch:
+    """hooks.Watch without torch: sees nothing."""
+
+    def __init__(self, *args):
+        self.log, self.side_streams, self.autotuners = [], set(), []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class SkippedCallTest(unittest.TestCase):
+    """A case the task's crosscheck.py cannot check: its answer says whether the candidate ran
+    (stochastic: it ran, a timed call would time it) or not ("uncalled": nothing to time)."""
+
+    def setUp(self):
+        from kbxpy import worker as worker_mod
+        self.mod = worker_mod
+        self.saved = worker_mod.hooks.Watch
+        worker_mod.hooks.Watch = QuietWatch
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(set_stream=lambda s: None, synchronize=lambda: None))
+        self.w = Worker(types.SimpleNamespace(torch=torch, triton=None))
+        self.w.request = {"allow_pytorch": True}
+        self.ran = []
+        self.w.entry = lambda *a: self.ran.append(1)
+        self.b = Binding()
+        self.w.bindings[0] = self.b
+
+    def tearDown(self):
+        self.mod.hooks.Watch = self.saved
+
+    def test_uncalled(self):
+        self.b.call = lambda fn, a, t: None
+        rc, ans = self.w.call(0, 1)
+        self.assertEqual((rc, ans["kind"], ans["uncalled"], self.ran), (1, "skip", True, []))
+
+    def test_called_but_refused(self):
+        self.b.call = lambda fn, a, t: fn() and None
+        rc, ans = self.w.call(0, 1)
+        self.assertEqual((rc, ans["kind"], ans["uncalled"], self.ran), (1, "skip", False, [1]))
+
+    def test_stochastic_runs_then_skips(self):
+        self.b.call = lambda fn, a, t: fn() or {}
+        self.b.stochastic = True
+        rc, ans = self.w.call(0, 1)
+        self.assertEqual((rc, ans["kind"], self.ran), (1, "skip", [1]))
+        self.assertNotIn("uncalled", ans)
+        self.assertIn("random generator", ans["message"])
+        self.b.stochastic = False
+        self.assertEqual(self.w.call(0, 1)[0], 0)
+
+
+class CatalogueCallTest(unittest.TestCase):
+    """Every task's crosscheck.py gives a call for Python candidates (a task without one could
+    never run them), and a stochastic() where it has one."""
+
+    def test_every_task_has_a_call(self):
+        root = os.path.join(REPO, "tasks")
+        n = 0
+        for cat in sorted(os.listdir(root)):
+            for name in sorted(os.listdir(os.path.join(root, cat))) if os.path.isdir(os.path.join(root, cat)) else []:
+                d = os.path.join(root, cat, name)
+                if not os.path.exists(os.path.join(d, "task.ini")):
+                    continue
+                call, stochastic = tasks.load_task(d)
+                self.assertTrue(callable(call), d)
+                self.assertTrue(callable(stochastic), d)
+                n += 1
+        self.assertGreater(n, 180)
+
+    def test_dropout_is_stochastic_only_when_active(self):
+        d = os.path.join(REPO, "tasks", "Fusion", "fused_hardshrink_dropout")
+        call, stochastic = tasks.load_task(d)
+        self.assertTrue(stochastic({"training": 1, "p": 0.5}))
+        self.assertFalse(stochastic({"training": 0, "p": 0.5}))
+        self.assertFalse(stochastic({"training": 1, "p": 1.0}))
+        seen = []
+        out = call(lambda x, **kw: seen.append(kw) or "Y", {"input": "X", "training": 1, "p": 0.5, "lambd": 0.5}, None)
+        self.assertEqual((out, seen[0]["training"]), ({"y": "Y"}, True))
+
 if __name__ == "__main__":
     unittest.main()

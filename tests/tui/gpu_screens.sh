@@ -1,8 +1,8 @@
 #!/bin/sh
 # The explorer on a GPU: runs the wrong example of a Fusion task (attention, whose softmax stage
-# goes wrong) and of a Quantization task (matmul_w8a8, per-tensor scales), and a passing example
-# with its perf rows, from the TUI, and saves the screens (results, diff with worst elements,
-# heatmap, histogram, quantization lens), and a failing Triton Fusion kernel run in the Python
+# goes wrong) and of two Quantization tasks (matmul_w8a8, per-tensor scales; bmm_w8a8, truncating
+# rounding), and a passing example with its perf rows, from the TUI, and saves the screens
+# (results, diff with worst elements, heatmap, histogram, quantization lens), and a failing Triton Fusion kernel run in the Python
 # worker (its results and diff), as text under OUT (default ./tui-screens). Not part of
 # make check; skips (77) without tmux or a CUDA device.
 #
@@ -61,6 +61,8 @@ T resize-window -t k -x 80 -y 24
 sleep 1
 cap 03_quant_diff_80x24
 T resize-window -t k -x 100 -y 32
+# a second quantization task's lens (issue 21): bmm_w8a8's truncating rounding, whose stage is x_q
+run_example '^quantization/bmm_w8a8$' 5 03b_quant && { keys d; sleep 1; cap 03b_quant_diff; } || fail=1
 run_example '^fusion/fused_add_gelu$' 1 04_pass && { keys G; sleep 1; cap 04_pass_perf; } || fail=1
 # a failing Triton Fusion kernel (issue 16): loaded from a file, run in the Python worker, diffed
 home

@@ -6,5 +6,12 @@
 # on several cases (numpy model of the reference: 0.25 on the larger outlier draw, 0.12 on
 # corner_asymmetric_scale, 0.104 on primes, 0.76 on long_k). The thresholds are met only by
 # giving up quantization, so the reference is checked against a numpy model of the quantization
-# contract instead (see task.ini [tolerance]). The call would be {"y": fn(a["input"], a["mat2"])}.
-call = None
+# contract instead (see task.ini [tolerance]). A Python candidate is called as the test calls the
+# function and judged like a CUDA one.
+compared = False
+
+
+def call(fn, a, torch):
+    """a: every in/inout buffer as a torch tensor on the GPU (its initial value), every binding
+    (scalars and size variables) as a Python int/float; returns {out_or_inout_arg: tensor}."""
+    return {"y": fn(a["input"], a["mat2"])}
