@@ -8,10 +8,12 @@
 #      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
 #      overhead), bench/python_timing.py on five correct candidates against do_bench
 #   C  the sweep of the 184 references (bench/sweep.sh, both shards, alone: it is timed)
-#   D  PyTorch's own function judged by kbx at every case and the last 3 perf rows of every task
+#   D  PyTorch's own function judged by kbx at every case and perf row of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
-#      for a part of the catalogue
-#   E  every example at every perf row (bench/perf_check.py), with a time budget
+#      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds
+#   E  every example at every perf row (bench/perf_check.py), with a time budget; SHARD=I/N for a
+#      slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
+#      equal (issue 20)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
@@ -81,15 +83,16 @@ C)
 	;;
 D)
 	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
-	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows last:3 \
-		--timeout 240 --budget 420 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
+	timeout 540 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs 6 --rows "${ROWS:-all}" \
+		--timeout 240 --budget "${BUDGET:-420}" ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1
 	el "crosscheck --perf rc=$?"
 	tail -1 "$r/xperf.txt"
 	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30
 	;;
 E)
-	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget 440 \
-		--out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+	# shellcheck disable=SC2086 # SHARD and COMPARE_BOTH are words by design
+	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs 6 --budget "${BUDGET:-440}" \
+		${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30

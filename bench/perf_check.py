@@ -3,7 +3,8 @@
 
 usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
                            [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
-                           [--rows N] [--timeout S] [--launch-timeout S] [--list] [--out FILE]
+                           [--rows N] [--timeout S] [--launch-timeout S] [--compare-both] [--list]
+                           [--out FILE]
 
 The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
 tests/gpu/check_task.sh reads them) and tests/adversarial/*.cu (`// @kbx task`, `expect`,
@@ -15,6 +16,9 @@ matches its `because`). The sources are dealt round-robin to the shards (--shard
 of four), so that every shard gets large and small tasks alike; --budget stops starting sources
 after S seconds and lists the rest as not run, so a shard fits one device call. --jobs runs that
 many at once (round-robin over --gpus): the timings are not what is checked here.
+--compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
+get the announced verdict, and their verdicts and messages, case by case and row by row, must be
+equal (tests/gpu/compare.sh's rule, over the whole catalogue).
 
 Output: one line per source as it finishes, then a table of the failures (source, expected, got,
 message) and a summary line; exit 1 when any source got another verdict than announced.
@@ -29,6 +33,9 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+# what a run that ran out of GPU memory says (kbx's allocation, PyTorch's, cuDNN's workspace)
+OUT_OF_MEMORY = ("OUT_OF_MEMORY", "out of memory", "unable to find an engine")
 
 
 def header(path, key):
@@ -81,9 +88,39 @@ def shard_of(items, spec):
     return [it for k, it in enumerate(items) if k % n == i - 1]
 
 
+def report_key(d):
+    """What --compare host and --compare gpu must agree on (tests/gpu/compare.sh's rule):
+    verdict, summary message, every case's and perf row's verdict and message; not timings."""
+    s = d.get("summary") or {}
+    return {
+        "verdict": d.get("verdict"),
+        "message": s.get("message"),
+        "cases": [(c.get("name"), c.get("verdict"), c.get("message")) for c in d.get("cases", [])],
+        "perf": [(p.get("row"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
+    }
+
+
 def run_one(args, item, gpu):
+    if not args.compare_both:
+        return run_once(args, item, gpu, [])[0]
+    host, dh = run_once(args, item, gpu, ["--compare", "host"])
+    both, dg = run_once(args, item, gpu, ["--compare", "gpu"])
+    both["seconds"] = round(both["seconds"] + host["seconds"], 1)
+    if dh is not None and dg is not None and report_key(dh) != report_key(dg):
+        kh, kg = report_key(dh), report_key(dg)
+        what = next(k for k in kh if kh[k] != kg[k])
+        both["ok"] = False
+        both["message"] = (f"--compare host and gpu differ in {what}: host {json.dumps(kh[what])[:300]}, "
+                           f"gpu {json.dumps(kg[what])[:300]}")
+    elif not host["ok"]:
+        both.update(ok=False, got=host["got"], message="--compare host: " + host["message"])
+    return both
+
+
+def run_once(args, item, gpu, more):
+    """One kbx run of the source: (result dict, its JSON document or None)."""
     tid, path, want, because, extra = item
-    cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"]
+    cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"] + more
     if args.rows and "--rows" not in extra:
         cmd += ["--rows", str(args.rows)]
     if args.launch_timeout and "--launch-timeout" not in extra:
@@ -92,6 +129,7 @@ def run_one(args, item, gpu):
         cmd += ["--device", str(gpu)]
     cmd += extra
     t0 = time.monotonic()
+    d = None
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
         d = json.loads(p.stdout)
@@ -99,10 +137,11 @@ def run_one(args, item, gpu):
     except subprocess.TimeoutExpired:
         got, msg = "none", f"kbx did not finish in {args.timeout:.0f} s"
     except (ValueError, TypeError):
+        d = None
         got, msg = "none", (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
     ok = got == want and (not because or re.search(because, msg) is not None)
     return dict(task=tid, source=os.path.relpath(path), expected=want, got=got, ok=ok, message=msg,
-                seconds=round(time.monotonic() - t0, 1))
+                seconds=round(time.monotonic() - t0, 1)), d
 
 
 def main():
@@ -120,6 +159,8 @@ def main():
     ap.add_argument("--rows", type=int, default=0, help="only the last N perf rows (0: all)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per source")
     ap.add_argument("--launch-timeout", type=float, default=0)
+    ap.add_argument("--compare-both", action="store_true",
+                    help="run each source with --compare host and --compare gpu: both as announced, reports equal")
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
     ap.add_argument("--out", help="write the results as JSON")
     args = ap.parse_args()
@@ -153,6 +194,18 @@ def main():
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         results = [r for r in ex.map(job, enumerate(items)) if r]
+    # A source that ran out of GPU memory beside the other jobs runs again alone (budget
+    # permitting); that result counts, marked as re-run.
+    for i, r in enumerate(results):
+        if not r["ok"] and any(m in r["message"] for m in OUT_OF_MEMORY):
+            item = next(it for it in items if os.path.relpath(it[1]) == r["source"] and it[0] == r["task"])
+            if args.budget and time.monotonic() - start > args.budget:
+                continue
+            again = run_one(args, item, gpus[0])
+            again["rerun_alone"] = True
+            print(f"{'ok  ' if again['ok'] else 'FAIL'} {again['source']} (again, alone): got {again['got']}",
+                  flush=True)
+            results[i] = again
     bad = [r for r in results if not r["ok"]]
     if bad:
         print(f"\n{'source':64} {'expected':10} {'got':14} message")

@@ -15,8 +15,8 @@
 static const char show_usage[] =
 	"usage: kbx show TASK [--json]\n"
 	"\n"
-	"A task's summary, arguments, tolerance, cases, perf rows and golden tables, and the entry\n"
-	"function a Python candidate defines.\n";
+	"A task's summary, arguments, tolerance, cases, perf rows (their sizes and how their inputs\n"
+	"are drawn) and golden tables, and the entry function a Python candidate defines.\n";
 
 static char *shape_text(const struct task_arg *a)
 {
@@ -28,6 +28,23 @@ static char *shape_text(const struct task_arg *a)
 		sbuf_addf(&sb, "%s%s", d ? ", " : "", a->shape[d]);
 	sbuf_adds(&sb, "]");
 	return sbuf_detach(&sb);
+}
+
+/* {buffer: generator} of every in/inout buffer at the largest perf row, as evaluated there
+ * (problem.h); {} without perf rows. */
+static json_t *perf_inputs_json(const struct task *t)
+{
+	json_t *o = json_object();
+	struct problem p;
+	int i;
+
+	if (t->perf.nrows && problem_from_perf(t, t->perf.nrows - 1, &p) == KBX_OK) {
+		for (i = 0; i < p.nbufs; i++)
+			if (p.bufs[i].gen)
+				json_object_set_new(o, p.bufs[i].arg->name, json_string(p.bufs[i].gen));
+		problem_free(&p);
+	}
+	return o;
 }
 
 static json_t *task_json(const struct task *t, const char *root)
@@ -80,6 +97,7 @@ static json_t *task_json(const struct task *t, const char *root)
 		json_object_set_new(o, "derived_cases", derived);
 	}
 	json_object_set_new(o, "perf_rows", json_integer(t->perf.nrows));
+	json_object_set_new(o, "perf_inputs", perf_inputs_json(t));
 	json_object_set_new(o, "tolerance", json_pack("{s:f, s:f, s:b, s:f, s:f, s:f, s:s?}", "rtol", t->tol.rtol, "atol",
 						      t->tol.atol, "metric", t->tol.metric, "cosine_sim",
 						      t->tol.cosine_sim, "l1_relative", t->tol.l1_relative, "rmse",
@@ -216,6 +234,18 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		if (problem_from_perf(t, t->perf.nrows - 1, &p) == KBX_OK) {
 			printf(" to %s", p.input_size ? p.input_size : "?");
 			problem_free(&p);
+		}
+	}
+	{
+		/* how the perf rows' inputs are drawn (at the largest row): a task whose cases promise
+		 * a property (symmetric, sorted, in range) must keep it here too */
+		json_t *pi = json_object_get(o, "perf_inputs"), *v;
+		const char *k;
+		int any = 0;
+
+		json_object_foreach(pi, k, v) {
+			printf("%s%s=%s", any ? "  " : "\nperf inputs  ", k, json_string_value(v));
+			any = 1;
 		}
 	}
 	printf("\ngolden     ");

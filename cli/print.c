@@ -54,7 +54,10 @@ static void tp_compile(void *ctx, const struct compile_result *c)
 	struct text_printer *p = ctx;
 	int i;
 
-	if (c->ok)
+	if (!strcmp(c->arch, "python"))    /* a module loaded by the Python worker, not compiled */
+		fprintf(p->out, "load      %s%s%s  %.2f s  Python worker\n", paint(p, c->ok ? C_GREEN : C_RED),
+			c->ok ? "ok" : "failed", paint(p, C_OFF), c->seconds);
+	else if (c->ok)
 		fprintf(p->out, "compile   %sok%s  %.2f s  %s%s\n", paint(p, C_GREEN), paint(p, C_OFF), c->seconds, c->arch,
 			c->cached ? "  (cached)" : "");
 	else

@@ -616,11 +616,17 @@ static void summary_lines(struct doc *d, const struct run_record *r, int width)
 			 (s->driver_version % 1000) / 10);
 	doc_newline(d);
 	if (r->have_compile) {
-		label(d, "compile", 12);
+		/* a Python module is loaded, not compiled: its kernels compile at their first call,
+		 * inside the first case's time */
+		int python = !strcmp(r->compile.arch, "python");
+
+		label(d, python ? "load" : "compile", 12);
 		doc_add(d, r->compile.ok ? ROLE_PASS : ROLE_ERROR, r->compile.ok ? "ok" : "failed");
 		fmt_elapsed(r->compile.seconds, buf, sizeof(buf));
 		doc_addf(d, ROLE_DIM, " in %s%s", buf, r->compile.cached ? " (cached)" : "");
-		if (*r->compile.arch)
+		if (python)
+			doc_add(d, ROLE_DIM, " (Python worker; Triton compiles each kernel at its first call)");
+		else if (*r->compile.arch)
 			doc_addf(d, ROLE_DIM, " for %s", r->compile.arch);
 		if (r->compile.ndiags)
 			doc_addf(d, ROLE_WARN, "  %d diagnostic%s (L: compile log)", r->compile.ndiags,

@@ -659,8 +659,8 @@ static void handle_key(struct tui *t, int key, int *quit)
 int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks_root)
 {
 	struct tui *t;
-	struct probe *probe;
-	pthread_t probe_th;
+	struct probe *probe = NULL;
+	pthread_t probe_th = 0;
 	double t0 = now_seconds(), frame_ms = 0;
 	const char *why, *exit_after = getenv("KBX_TUI_EXIT_AFTER_DRAW");
 	const char *cs = nl_langinfo(CODESET), *env;
@@ -702,16 +702,17 @@ int tui_main(const struct catalogue *cat, const char *db_path, const char *tasks
 	t->wake_fd = wake_fd[1];
 	/* the history's figures come in a thread: the first frame does not wait for them */
 	session_reload(t);
-	probe = xcalloc(1, sizeof(*probe));
-	probe->tasks_root = xstrdup(tasks_root);
-	atomic_init(&probe->done, 0);
-	probe_th = probe_start(probe);
 	install_signals();
 	if (start_terminal() != KBX_OK) {
 		fprintf(stderr, "kbx: %s\n", kbx_last_error());
 		rc = 2;
 		goto out;
 	}
+	/* the GPU probe only once the explorer can run (a refused terminal leaves no thread) */
+	probe = xcalloc(1, sizeof(*probe));
+	probe->tasks_root = xstrdup(tasks_root);
+	atomic_init(&probe->done, 0);
+	probe_th = probe_start(probe);
 	apply_theme(t);
 	screen_open(t, SCR_BROWSER);
 	if (*t->history_note && !*t->msg)
@@ -796,7 +797,7 @@ out:
 	if (exit_after && *exit_after)
 		fprintf(stderr, "kbx: first frame%s after %.1f ms\n", strcmp(exit_after, "history") ? "" : " with history",
 			frame_ms);
-	if (!probe_joined && atomic_load(&probe->done)) {
+	if (probe && !probe_joined && atomic_load(&probe->done)) {
 		pthread_join(probe_th, NULL);
 		probe_joined = 1;
 	}
@@ -805,14 +806,14 @@ out:
 		free(probe->tasks_root);
 		free(probe);
 	}
-	if (probe_joined && !loader_left) {
+	if ((!probe || probe_joined) && !loader_left) {
 		if (wake_fd[0] >= 0) {
 			close(wake_fd[0]);
 			close(wake_fd[1]);
 			wake_fd[0] = wake_fd[1] = -1;
 		}
 	}
-	if (!probe_joined) {
+	if (probe && !probe_joined) {
 		/* a driver still initialising: leave the thread (and the pipe it writes to) alone */
 		pthread_detach(probe_th);
 	}

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Issue 22 without a GPU: `kbx show` names a task's perf-size bound, `kbx export --perf-row`
-# refuses bad rows and rows over --max-bytes before anything runs, and bench/perf_check.py deals
-# the catalogue's sources into shards that cover it exactly once.
+# Issue 22 without a GPU: `kbx show` names a task's perf-size bound (and its perf inputs),
+# `kbx export --perf-row` refuses bad rows and rows over --max-bytes before anything runs, and
+# bench/perf_check.py deals the catalogue's sources into shards that cover it exactly once.
 . "${KBX_SRCDIR:-.}/tests/cli/lib.sh"
 
 id=Fusion/fused_layer_norm_relu_linear
@@ -11,6 +11,14 @@ expect 0 "show --json" -- "$kbx" show "$id" --json
 contains "$tmp/out" '"perf_tolerance": \{' "and gives it in JSON"
 expect 0 "show a task without a bound" -- "$kbx" show Activation/gelu
 lacks "$tmp/out" "^perf bound" "which names none"
+# issue 20: the perf rows' inputs are shown, and keep the property the task's cases promise
+sym=Normalization/symmetric_matrix_vector_norm
+expect 0 "show $sym" -- "$kbx" show "$sym"
+contains "$tmp/out" "^perf inputs  A=symmetric\(0, 1\)  x=uniform\(0, 1\)" "its perf inputs are a symmetric A"
+expect 0 "show $sym --json" -- "$kbx" show "$sym" --json
+contains "$tmp/out" '"perf_inputs": \{' "and in JSON"
+expect 0 "show a task whose perf rows draw no inputs" -- "$kbx" show Random/rand --json
+contains "$tmp/out" '"perf_inputs": \{\}' "an empty perf_inputs"
 
 expect 3 "export --perf-row over --max-bytes" -- "$kbx" export "$id" --dir "$tmp/x" --perf-row 10 --max-bytes 1e9
 contains "$tmp/err" "perf row 10 of '$id' needs 3.44e\+10 bytes on the host, above --max-bytes" "says how much it needs"
@@ -37,4 +45,5 @@ contains "$tmp/all" "^Activation/gelu +wrong +([^ ]*/)?tests/adversarial/replay_
 expect 0 "perf_check --bound-only" -- python3 "$pc" --kbx "$kbx" --list --bound-only
 lacks "$tmp/out" "^Activation/gelu " "lists only tasks with [tolerance.perf]"
 expect 2 "perf_check --shard 4/3" -- python3 "$pc" --kbx "$kbx" --list --shard 4/3
+expect 0 "perf_check --list --compare-both" -- python3 "$pc" --kbx "$kbx" --list --compare-both --only Activation/gelu
 exit $fail

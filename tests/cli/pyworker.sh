@@ -40,4 +40,7 @@ contains "$tmp/out" '"verdict": "not_run"' "the run ends as the worker said"
 contains "$tmp/out" "SECRET=None" "the worker's environment is scrubbed"
 contains "$tmp/out" "HOME=True" "what Python needs passes"
 contains "$tmp/out" "sandbox (network namespace|user and network namespace|none: )" "the sandbox says what it did"
+expect 1 "kbx run with the stand-in, as text" -- "$kbx" run Activation/gelu "$tmp/cand.py" --no-history
+contains "$tmp/out" "^load +ok .*Python worker" "a Python module is loaded, not compiled"
+lacks "$tmp/out" "^compile" "and no compile line names an arch 'python'"
 exit $fail

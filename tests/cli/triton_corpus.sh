@@ -25,7 +25,7 @@ for f in "$dir"/*.py "$dir"/pending/*.py; do
 	want=$(header "$f" expect)
 	because=$(header "$f" because)
 	case $want in
-	pass | wrong | compile_error | abi_error | runtime_error | timeout) ;;
+	pass | wrong | impossible_timing | compile_error | abi_error | runtime_error | timeout) ;;
 	*) no "$name: expect '$want' is not a verdict"; continue ;;
 	esac
 	[ "$want" = pass ] || [ -n "$because" ] || no "$name: no '# @kbx because' line for expect $want"

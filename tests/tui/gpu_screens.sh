@@ -2,9 +2,9 @@
 # The explorer on a GPU: runs the wrong example of a Fusion task (attention, whose softmax stage
 # goes wrong) and of two Quantization tasks (matmul_w8a8, per-tensor scales; bmm_w8a8, truncating
 # rounding), and a passing example with its perf rows, from the TUI, and saves the screens
-# (results, diff with worst elements, heatmap, histogram, quantization lens), and a failing Triton Fusion kernel run in the Python
-# worker (its results and diff), as text under OUT (default ./tui-screens). Not part of
-# make check; skips (77) without tmux or a CUDA device.
+# (results, diff with worst elements, heatmap, histogram, quantization lens), and a failing Triton
+# Fusion kernel run in the Python worker (its results and diff), as text under OUT (default
+# ./tui-screens). Not part of make check; skips (77) without tmux or a CUDA device.
 #
 #   KBX_BUILDDIR=. OUT=/tmp/screens tests/tui/gpu_screens.sh
 builddir=${KBX_BUILDDIR:-.}

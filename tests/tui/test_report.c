@@ -276,6 +276,21 @@ static void test_results(void **state)
 	must_find(&d, "[[4096],[4096]]");
 	/* no earlier attempt: no line for it */
 	assert_int_equal(find(&d, "vs best"), -1);
+	/* a CUDA candidate is compiled for its arch; a Python module is loaded */
+	doc_clear(&d);
+	r.have_compile = 1;
+	r.compile.ok = 1;
+	snprintf(r.compile.arch, sizeof(r.compile.arch), "sm_90");
+	report_results(&d, &r, t, 4800, 100);
+	must_find(&d, "for sm_90");
+	snprintf(r.compile.arch, sizeof(r.compile.arch), "python");
+	doc_clear(&d);
+	report_results(&d, &r, t, 4800, 100);
+	must_find(&d, "(Python worker; Triton compiles each kernel at its first call)");
+	assert_int_equal(find(&d, "for python"), -1);
+	r.have_compile = 0;
+	doc_clear(&d);
+	report_results(&d, &r, t, 4800, 100);
 	/* a live reference timing carries no mark; a kept one a '*' and a line saying how old */
 	assert_int_equal(find(&d, "1.000*"), -1);
 	assert_int_equal(find(&d, "kept from an earlier run"), -1);
