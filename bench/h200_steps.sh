@@ -20,7 +20,8 @@
 #      again on the second's history (the reference's timings kept): what each change is worth
 #   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
 #      then bench/python_timing.py on TIMING_ONLY's candidates
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR
+#   P  the Triton candidates of tests/triton/pending/ (or NEW_TRITON), five at a time
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -49,10 +50,12 @@ A)
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
 	# EXACT=DIR: a tasks folder from a branch (its quantization tasks judged against an exact
-	# target), each of its EXACT_TASKS checked side by side before it is merged
+	# target), each of its EXACT_TASKS checked side by side before it is merged; EXACT_PERF=1 at
+	# every perf row too (EXACT_LIMIT seconds, default 50)
 	if [ -n "${EXACT:-}" ]; then
 		for t in ${EXACT_TASKS:-}; do
-			KBX_TASKS="$EXACT" timeout 50 sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
+			KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=${EXACT_PERF:-0} timeout "${EXACT_LIMIT:-50}" \
+				sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
 		done
 		wait
 		cat "$r"/exact_*.txt | cut -c1-300
@@ -108,6 +111,15 @@ F)
 		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
 	done
 	;;
+P)
+	# the candidates of tests/triton/pending/ alone, side by side (each its own worker): those
+	# that get their announced verdict move up to tests/triton/
+	# shellcheck disable=SC2086 # NEW_TRITON is a list of files by design
+	ls ${NEW_TRITON:-tests/triton/pending/*.py} | KBX_TASKS=$KBX_TASKS timeout 200 xargs -P 5 -n 1 \
+		sh tests/gpu/triton_one.sh "$kbx" >"$r/pending.txt" 2>&1
+	el "pending rc=$? $(count "$r/pending.txt")"
+	cut -c1-300 "$r/pending.txt"
+	;;
 G)
 	# a short call re-checking a session's fixes: the Triton set's eval beside the cross-check of
 	# ONLY's tasks (verdicts only: neither is timed against anything here), then TIMING_ONLY's
@@ -128,7 +140,7 @@ G)
 	fi
 	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac

@@ -58,6 +58,19 @@ def kernelbenchx_function(kbx_dir, category, name):
     return fns[-1]
 
 
+def not_compared_reason(task_dir):
+    """Why a task is not compared with PyTorch's function: the start of its crosscheck.py's
+    comments after the header line (the exception, with its reason)."""
+    path = os.path.join(task_dir, "crosscheck.py")
+    if not os.path.exists(path):
+        return "no crosscheck.py (verified another way)"
+    lines = [ln[1:].strip() for ln in open(path) if ln.startswith("#")][1:]
+    text = " ".join(ln for ln in lines if ln)
+    if len(text) > 240:
+        text = text[:240].rsplit(" ", 1)[0] + " ..."
+    return "compared = False: " + (text or "(no reason given)")
+
+
 def load_crosscheck(task_dir):
     """The task's crosscheck.py as (call, stochastic), or None when it has none or says
     `compared = False` (its reference is not PyTorch's function: the file says why)."""
@@ -293,7 +306,7 @@ def run_one(args, task_id):
     except Exception as e:
         res = [("setup", False, f"{type(e).__name__}: {e}".splitlines()[0][:300], float("inf"))]
     if res is None:
-        return (task_id, "skipped", 0, 0, 0.0, "no crosscheck (verified another way)")
+        return (task_id, "skipped", 0, 0, 0.0, not_compared_reason(tdir))
     bad = [r for r in res if r[1] is False]
     skipped = [r for r in res if r[1] is None]
     checked = len(res) - len(skipped)

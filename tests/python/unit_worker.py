@@ -224,6 +224,17 @@ class TaskCall(unittest.TestCase):
         out = call(lambda x, approximate: seen.setdefault("a", approximate) and "Y", {"x": 1, "approximate": 1}, None)
         self.assertEqual((seen["a"], out), ("tanh", {"y": "Y"}))
 
+    def test_broken_crosscheck_files(self):
+        import tempfile
+        for text, what in (("call = None\n", "defines no call"), ("x = 1\n", "defines no call"),
+                           ("def call(fn, a, torch):\n    return {}\nstochastic = 3\n", "stochastic must be")):
+            with tempfile.TemporaryDirectory() as d:
+                with open(os.path.join(d, "crosscheck.py"), "w") as fh:
+                    fh.write(text)
+                with self.assertRaises(RuntimeError) as cm:
+                    tasks.load_task(d)
+                self.assertIn(what, str(cm.exception))
+
     def test_default_call(self):
         call = tasks.DefaultCall().arrange(self.ARGS)
         self.assertEqual(call(lambda x, s: ("Y", "S2"), {"x": 1, "s": 2}, None), {"y": "Y", "s": "S2"})
