@@ -89,14 +89,16 @@ def shard_of(items, spec):
 
 
 def report_key(d):
-    """What --compare host and --compare gpu must agree on (tests/gpu/compare.sh's rule):
-    verdict, summary message, every case's and perf row's verdict and message; not timings."""
+    """What --compare host and --compare gpu must agree on in a run's JSON document: verdict,
+    summary message, every case's and perf row's verdict and message; not timings, logs or
+    warnings. tests/gpu/compare.sh holds its runs to the same key."""
     s = d.get("summary") or {}
     return {
         "verdict": d.get("verdict"),
         "message": s.get("message"),
         "cases": [(c.get("name"), c.get("verdict"), c.get("message")) for c in d.get("cases", [])],
-        "perf": [(p.get("row"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
+        "cases_passed": s.get("cases_passed"),
+        "perf": [(p.get("row"), p.get("input_size"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
     }
 
 
@@ -193,12 +195,12 @@ def main():
         return r
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        results = [r for r in ex.map(job, enumerate(items)) if r]
+        ran = [(item, r) for item, r in zip(items, ex.map(job, enumerate(items))) if r]
+    results = [r for _, r in ran]
     # A source that ran out of GPU memory beside the other jobs runs again alone (budget
     # permitting); that result counts, marked as re-run.
-    for i, r in enumerate(results):
+    for i, (item, r) in enumerate(ran):
         if not r["ok"] and any(m in r["message"] for m in OUT_OF_MEMORY):
-            item = next(it for it in items if os.path.relpath(it[1]) == r["source"] and it[0] == r["task"])
             if args.budget and time.monotonic() - start > args.budget:
                 continue
             again = run_one(args, item, gpus[0])

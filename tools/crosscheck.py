@@ -247,10 +247,11 @@ def check_task(args, task_dir, category, name):
         return judge_exports(tmp, task_dir, found, fn)
 
 
-def judge_exports(tmp, task_dir, call, fn):
+def judge_exports(tmp, task_dir, crosscheck, fn):
     """Call the PyTorch function on every exported case under tmp and judge its outputs against
-    kbx's reference with KernelBenchX's tolerance. call: (call, stochastic) of the task's
+    kbx's reference with KernelBenchX's tolerance. crosscheck: (call, stochastic) of the task's
     crosscheck.py."""
+    call, stochastic = crosscheck
     results = []
     for case in sorted(os.listdir(tmp)):
         with open(os.path.join(tmp, case, "manifest.json")) as fh:
@@ -267,11 +268,11 @@ def judge_exports(tmp, task_dir, call, fn):
                 a[arg["name"]] = t
             if "reference" in files:
                 refs[arg["name"]] = (arg["dtype"], np.load(os.path.join(tmp, case, files["reference"])))
-        if call[1](a):  # dropout or a draw from PyTorch's own generator: never elementwise equal
+        if stochastic(a):  # dropout or a draw from PyTorch's own generator: never elementwise equal
             results.append((case, None, "stochastic (the task's crosscheck.py)", 0.0))
             continue
         try:
-            theirs = call[0](fn, a, torch)
+            theirs = call(fn, a, torch)
         except Exception as e:  # a case PyTorch rejects is reported, not hidden
             results.append((case, False, f"PyTorch raised {type(e).__name__}: {e}"[:300], float("inf")))
             continue

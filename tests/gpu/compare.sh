@@ -26,19 +26,11 @@ grep -q '1LL << 20' "$tmp/gelu_wrong_at_size.cu" && grep -q '1LL << 20' "$tmp/ge
 
 # same NAME HOST.json GPU.json: verdicts and messages equal
 same() {
-	if python3 - "$2" "$3" <<'PY'
+	if python3 - "$2" "$3" "$srcdir/bench" <<'PY'
 import json, sys
-def key(path):
-    d = json.load(open(path))
-    s = d.get("summary", {})
-    return {
-        "verdict": d.get("verdict"),
-        "message": s.get("message"),
-        "cases": [(c.get("name"), c.get("verdict"), c.get("message")) for c in d.get("cases", [])],
-        "cases_passed": s.get("cases_passed"),
-        "perf": [(p.get("row"), p.get("input_size"), p.get("correct"), p.get("message")) for p in d.get("perf", [])],
-    }
-a, b = key(sys.argv[1]), key(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from perf_check import report_key  # the key perf_check.py --compare-both uses too
+a, b = (report_key(json.load(open(p))) for p in sys.argv[1:3])
 if a != b:
     for k in a:
         if a[k] != b[k]:
