@@ -9,7 +9,8 @@
 // The stages keep their results in the scratch buffers named here (scores, probs). The integer
 // scores are exact; everything after them is f32 with expf and a 32-wide tiled f32 sum over the
 // keys, i.e. within a few ulp of PyTorch's softmax / matmul on the same dequantized scores, far
-// inside the metric thresholds (which only see the int8 steps).
+// inside the metric thresholds (which only see the int8 steps). out_exact keeps the exact f32
+// attention for [tolerance] exact (an untimed launch: checked calls only, never timed).
 //
 // @kbx scratch q_scale f32 [b, s]
 // @kbx scratch k_scale f32 [b, s]
@@ -19,12 +20,16 @@
 // @kbx scratch v_q i8 [b, s, d]
 // @kbx scratch scores f32 [b, s, s]
 // @kbx scratch probs f32 [b, s, s]
+// @kbx scratch out_exact f32 [b, s, d]
 // @kbx launch quant_rows<<<max(1, cdiv(b * s, 8)), 256>>>(query, q_q, q_scale, i64(b * s), d, i32(1))
 // @kbx launch quant_rows<<<max(1, cdiv(b * s, 8)), 256>>>(key, k_q, k_scale, i64(b * s), d, i32(0))
 // @kbx launch quant_rows<<<max(1, cdiv(b * s, 8)), 256>>>(value, v_q, v_scale, i64(b * s), d, i32(0))
 // @kbx launch scores_i8<<<dim3(max(1, cdiv(s, 64)), max(1, cdiv(s, 64)), max(1, b)), 256>>>(q_q, k_q, q_scale, k_scale, scores, b, s, d)
 // @kbx launch softmax_rows<<<max(1, b * s), 256>>>(scores, probs, i64(b * s), s)
 // @kbx launch pv_f32<<<dim3(max(1, cdiv(d, 64)), max(1, cdiv(s, 32)), max(1, b)), 256>>>(probs, v_q, v_scale, out, b, s, d)
+// @kbx launch attention_f32_exact<<<max(1, b * s), 128, s * 4>>>(query, key, value, out_exact, b, s, d) untimed
+
+#include <kbx/attention_exact.h>  // attention_f32_exact: the exact f32 attention (an untimed launch)
 
 // One warp per row of d values (8 rows per 256-thread block), lanes along the row (coalesced).
 // fold_rsqrt_d = 1 multiplies the row by 1/sqrt(d) before it is quantized (the query).

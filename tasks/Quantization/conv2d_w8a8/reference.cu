@@ -13,16 +13,22 @@
 // |acc| <= 127 * 127 * cin * kh * kw: int32 holds it below 133000 reduction terms. The integer
 // sums are exact; the only f32 rounding is in the scales, the quotients, the two products and the
 // bias add (a few ulp; the metric thresholds only see the int8 steps).
+//   5. conv_f32_exact:  (untimed, checked calls only) the exact f32 convolution into y_exact, the
+//                       second target of [tolerance] exact; it reads the inputs only, after y is made
 //
 // @kbx scratch partial f32 [256]
 // @kbx scratch x_scale f32 [1]
 // @kbx scratch w_scale f32 [cout]
 // @kbx scratch x_q i8 [nb, cin, h, w]
 // @kbx scratch w_q i8 [cout, cin, kh, kw]
+// @kbx scratch y_exact f32 [nb, cout, (h + 2 * padding - kh) / stride + 1, (w + 2 * padding - kw) / stride + 1]
 // @kbx launch absmax_partial<<<256, 256>>>(input, i64(nb * cin * h * w), partial)
 // @kbx launch quant_input<<<max(1, min(cdiv(nb * cin * h * w, 2048), 2048)), 256>>>(input, partial, x_q, x_scale, i64(nb * cin * h * w))
 // @kbx launch quant_weight<<<max(1, cout), 256>>>(weight, w_q, w_scale, i64(cin * kh * kw))
 // @kbx launch conv_i8<<<dim3(max(1, cdiv(nb * ((h + 2 * padding - kh) / stride + 1) * ((w + 2 * padding - kw) / stride + 1), 64)), max(1, cdiv(cout, 64))), 256>>>(x_q, w_q, x_scale, w_scale, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, has_bias)
+// @kbx launch conv_f32_exact<<<max(1, cdiv(nb * cout * ((h + 2 * padding - kh) / stride + 1) * ((w + 2 * padding - kw) / stride + 1), 256)), 256>>>(input, weight, bias, y_exact, nb, cin, h, w, cout, kh, kw, stride, padding, has_bias) untimed
+
+#include <kbx/conv_exact.h>  // conv_f32_exact: the exact convolution (an untimed launch)
 
 // Max over the 256 threads of a block: warp shuffles, then the 8 warp maxima in shared memory.
 static __device__ __forceinline__ float block_max(float v, float* sh)

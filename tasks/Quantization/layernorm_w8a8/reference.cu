@@ -15,8 +15,15 @@
 // Each row's scale is kept in the scratch buffer y_scale: the quantization lens measures errors
 // in steps of it, and a candidate that keeps its scales under the same name gets them compared.
 //
+// The exact (unquantized) f32 layer norm goes to y_exact, the second target of [tolerance] exact,
+// by an untimed launch after the timed one (checked calls only; it reads the inputs only).
+//
 // @kbx scratch y_scale f32 [rows]
+// @kbx scratch y_exact f32 [rows, d]
 // @kbx launch layernorm_q8<<<max(1, rows), 256>>>(input, weight, bias, y, y_scale, rows, d, eps)
+// @kbx launch layernorm_f32_exact<<<max(1, cdiv(rows, 8)), 256>>>(input, weight, bias, y_exact, rows, d, eps) untimed
+
+#include <kbx/layernorm_exact.h>  // layernorm_f32_exact: the exact layer norm (an untimed launch)
 
 static __device__ __forceinline__ float block_sum(float v, float* sh)
 {

@@ -16,10 +16,16 @@
 //
 // @kbx scratch w_scale f32 [n]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]
+// @kbx scratch y_exact f16 [m, n]
 // @kbx launch quant_pack<<<max(1, cdiv(n, 8)), 256>>>(weight, w_packed, w_scale, n, k)
 // @kbx launch linear_w4<<<max(1, cdiv(n, 16)), 256>>>(input, w_packed, w_scale, bias, y, m, k, n, has_bias)
+// @kbx launch linear_f16_exact<<<max(1, cdiv(n, 8)), 256>>>(input, weight, bias, y_exact, m, k, n, has_bias) untimed
+//
+// y_exact keeps the exact F.linear for [tolerance] exact (f32 sums of the f16 products, rounded
+// once to f16; an untimed launch, checked calls only).
 
 #include <cuda_fp16.h>
+#include <kbx/linear_exact.h>  // linear_f16_exact: the exact linear layer (an untimed launch)
 
 // Eight f16 values starting at p (element index kk of a row of k) widened to f32; zero past k.
 // With k a multiple of 8 the eight values are one aligned 16-byte load.

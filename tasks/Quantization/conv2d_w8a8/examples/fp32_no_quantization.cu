@@ -2,8 +2,9 @@
 // Mistake: skips quantization and computes the exact f32 convolution (what KernelBenchX's own
 // reference computes). The source shows none of the evidence the task requires (no rounding to an
 // integer grid, no clamp, no scales, no integer accumulation), so it cannot pass whatever its
-// outputs; they also miss rmse 0.1 against the quantizing reference on the outlier draws (0.14 to
-// 0.36, the int8 error itself) and on channel_ranges (~1.9).
+// outputs. Those miss rmse 0.1 against the quantizing reference on the outlier draws and on
+// channel_ranges (the int8 error itself), but they are the exact result the reference keeps in
+// y_exact ([tolerance] exact), so by the numbers alone they would pass: only the evidence rejects it.
 //
 // @kbx launch conv_f32<<<max(1, cdiv(nb * cout * ((h + 2 * padding - kh) / stride + 1) * ((w + 2 * padding - kw) / stride + 1), 256)), 256>>>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, has_bias)
 

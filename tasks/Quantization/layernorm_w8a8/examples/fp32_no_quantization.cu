@@ -1,9 +1,11 @@
 // @kbx expect wrong
 // Mistake: a plain f32 layer norm that skips the int8 output step (what KernelBenchX's own
 // reference computes). The source shows none of the evidence the task requires (no rounding to an
-// integer grid, no clamp, no scales), so it cannot pass whatever its outputs; they also miss the
+// integer grid, no clamp, no scales), so it cannot pass whatever its outputs. Those miss the
 // thresholds against the quantizing reference where the affine output is large (large_affine,
-// corner_extreme_affine: the int8 steps themselves exceed rmse 0.1).
+// corner_extreme_affine: the int8 steps themselves exceed rmse 0.1), but they are the exact result
+// the reference keeps in y_exact ([tolerance] exact), so by the numbers alone they would pass: only
+// the evidence rejects it.
 //
 // @kbx launch layernorm_f32<<<max(1, cdiv(rows, 8)), 256>>>(input, weight, bias, y, rows, d, eps)
 

@@ -1,9 +1,10 @@
 // @kbx expect wrong
 // Mistake: skips the int4 weight quantization and computes the plain f16 linear layer (f32
-// accumulation, what KernelBenchX's own reference computes). 4-bit weights are coarse: the
-// quantizing reference is rmse 1.5 to 12 away from the exact product on the random draws and the
-// perf-like case, so these outputs fail the metrics; the source also shows none of the evidence
-// the task requires (no packed 4-bit values, no rounding, no clamp, no scales).
+// accumulation, what KernelBenchX's own reference computes). The source shows none of the evidence
+// the task requires (no packed 4-bit values, no rounding, no clamp, no scales), so it cannot pass
+// whatever its outputs. Its outputs alone would pass: 4-bit weights are coarse, and the quantizing
+// reference is rmse 1.3 to 12.5 away from them on the random draws and the perf-like case, but
+// they are the exact result that [tolerance] exact also accepts, as KernelBenchX does.
 //
 // @kbx launch linear_f16<<<max(1, cdiv(n, 8)), 256>>>(input, weight, bias, y, m, k, n, has_bias)
 
