@@ -146,8 +146,11 @@ def run_once(args, item, gpu, more):
         d = None
         got, msg = "none", (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
     ok = got == want and (not because or re.search(because, msg) is not None)
+    # every perf row that missed, not only the first the summary names (a bound needs them all)
+    missed = [dict(row=p.get("row"), message=(p.get("message") or "")[:240]) for p in (d or {}).get("perf", [])
+              if isinstance(p, dict) and p.get("correct") is False]
     return dict(task=tid, source=os.path.relpath(path), expected=want, got=got, ok=ok, message=msg,
-                seconds=round(time.monotonic() - t0, 1)), d
+                seconds=round(time.monotonic() - t0, 1), missed_rows=missed), d
 
 
 def main():
