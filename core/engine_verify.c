@@ -568,6 +568,28 @@ done:
 
 /* The guard zones of every buffer and scratch of the candidate's set, and the inputs it modified:
  * each finding is added to msg, the first buffer of each kind named in cr. */
+/* The watchdog of kbx's own checks of a set of outputs (guard zones, downloads, comparisons, the
+ * property verifiers' O(n^3) products): generous, and grown with the work, so that it fires only
+ * when something is broken; when it does, the run is kbx's error (RUN_PHASE_OWN), never the
+ * candidate's timeout. A 4096 x 4096 QR's check is about 1.4e11 multiply-adds. */
+static double judge_limit_s(const struct run *r, const struct problem *pb, int property)
+{
+	double bytes = 0, cube = 0;
+	int i;
+
+	for (i = 0; i < pb->nbufs; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+
+		bytes += (double)b->bytes;
+		if (property && b->ndim >= 2) {
+			double rows = (double)b->shape[b->ndim - 2], cols = (double)b->shape[b->ndim - 1];
+
+			cube += (double)b->numel * (rows > cols ? rows : cols);
+		}
+	}
+	return 60 + r->launch_limit_s * 3 + 30.0 * bytes / (1 << 30) + 1e-9 * cube;
+}
+
 static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct case_result *cr, struct sbuf *msg)
 {
 	const struct task *t = r->t;
@@ -766,6 +788,7 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		cr->message = xstrdup(why);
 		return KBX_OK;
 	}
+	engine_phase(r, judge_limit_s(r, &c->pb, property), RUN_PHASE_OWN "%s: checking the results", label);
 	if ((st = globals_kept_state(r, &msg))) {
 		sbuf_release(&msg);
 		return st;

@@ -38,6 +38,11 @@
 
 struct calibration;
 
+/* A phase whose text begins with this is kbx's own work (downloading and checking outputs, the
+ * property verifiers), not the candidate's: its watchdog ends the run as an error of kbx, never a
+ * timeout charged to the candidate. Shown without the prefix. */
+#define RUN_PHASE_OWN "kbx: "
+
 struct run_events {
 	void *ctx;
 	/* A new stage begins; it must end within limit_s seconds (0 = no limit). */

@@ -220,6 +220,7 @@ struct watch {
 	char phase[256];
 	double deadline;        /* 0 = none */
 	double limit;
+	int own;                /* the phase is kbx's own work (RUN_PHASE_OWN): an error, not a timeout */
 	int done;
 	int events;             /* lines read from the worker for this request */
 	int hold;               /* keep the done event (as JSON) until the worker has exited */
@@ -232,6 +233,9 @@ static void w_phase(void *ctx, const char *what, double limit_s)
 {
 	struct watch *w = ctx;
 
+	w->own = strncmp(what, RUN_PHASE_OWN, strlen(RUN_PHASE_OWN)) == 0;
+	if (w->own)
+		what += strlen(RUN_PHASE_OWN);
 	snprintf(w->phase, sizeof(w->phase), "%s", what);
 	w->limit = limit_s;
 	w->deadline = limit_s > 0 ? now_seconds() + limit_s : 0;
@@ -602,8 +606,15 @@ static enum kbx_status converse(struct worker_proc *wp, struct watch *w, const s
 			char msg[512];
 
 			kill_group(wp->pid);
-			snprintf(msg, sizeof(msg), "'%s' ran past its %.0f s limit; the worker was killed", w->phase, w->limit);
-			report_end(w, V_TIMEOUT, msg);
+			if (w->own) {   /* kbx's own check was slow: not the candidate's time */
+				snprintf(msg, sizeof(msg), "kbx's own '%s' ran past its %.0f s limit (not the candidate's "
+					 "time); the worker was killed", w->phase, w->limit);
+				report_end(w, V_ERROR, msg);
+			} else {
+				snprintf(msg, sizeof(msg), "'%s' ran past its %.0f s limit; the worker was killed", w->phase,
+					 w->limit);
+				report_end(w, V_TIMEOUT, msg);
+			}
 			*ended = 1;
 			return KBX_OK;
 		}

@@ -48,6 +48,9 @@ static int fake_worker(void)
 	} else if (!strcmp(mode, "garbage")) {
 		printf("this is not json\n{\"ev\":\"nonsense\"}\n");
 		fflush(stdout);
+	} else if (!strcmp(mode, "ownhang")) {  /* kbx's own check hangs, not the candidate */
+		ev.phase(ev.ctx, RUN_PHASE_OWN "perf row 8: checking the results", 1);
+		sleep(60);
 	} else if (!strcmp(mode, "nolimit")) {
 		ev.phase(ev.ctx, "unlimited", 0);
 		sleep(2);
@@ -66,13 +69,16 @@ struct seen {
 	int done, logs, phases;
 	enum verdict v;
 	char msg[4096];
+	char last_phase[256];
 };
 
 static void on_phase(void *ctx, const char *what, double limit)
 {
-	(void)what;
+	struct seen *w = ctx;
+
 	(void)limit;
-	((struct seen *)ctx)->phases++;
+	w->phases++;
+	snprintf(w->last_phase, sizeof(w->last_phase), "%s", what);
 }
 
 static void on_log(void *ctx, const char *text)
@@ -133,6 +139,21 @@ static void test_hang_times_out(void **state)
 	assert_int_equal(w.done, 1);
 	assert_int_equal(w.v, V_TIMEOUT);
 	assert_non_null(strstr(w.msg, "'step one' ran past its 1 s limit"));
+	assert_true(took >= 0.9 && took < 5);
+}
+
+static void test_own_phase_is_kbx_error(void **state)
+{
+	struct seen w;
+	double took;
+
+	(void)state;
+	assert_int_equal(run_mode("ownhang", &w, NULL, &took), KBX_OK);
+	assert_int_equal(w.done, 1);
+	assert_int_equal(w.v, V_ERROR);   /* not V_TIMEOUT: the candidate is not charged */
+	assert_non_null(strstr(w.msg, "kbx's own 'perf row 8: checking the results' ran past its 1 s limit (not "
+				     "the candidate's time)"));
+	assert_string_equal(w.last_phase, "perf row 8: checking the results");  /* shown without the prefix */
 	assert_true(took >= 0.9 && took < 5);
 }
 
@@ -301,6 +322,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exit_without_verdict),
 		cmocka_unit_test(test_garbage_lines_are_logged),
 		cmocka_unit_test(test_phase_without_limit),
+		cmocka_unit_test(test_own_phase_is_kbx_error),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_request_json_garbage),
 		cmocka_unit_test(test_request_compare),
