@@ -11,8 +11,9 @@
 #   D  PyTorch's own function judged by kbx at every case and perf row of every task
 #      (tools/crosscheck.py --perf: kbx run --allow-pytorch), six tasks at a time, ONLY=list
 #      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds, JOBS
-#   E  every example at every perf row (bench/perf_check.py), with a time budget; SHARD=I/N for a
-#      slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
+#   E  every example at every perf row (bench/perf_check.py), with a time budget (BUDGET, then RERUN
+#      seconds for what timed out or ran out of memory beside other jobs to run again alone);
+#      SHARD=I/N for a slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
 #      equal (issue 20)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
@@ -97,8 +98,8 @@ D)
 	;;
 E)
 	# shellcheck disable=SC2086 # SHARD and COMPARE_BOTH are words by design
-	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-440}" \
-		${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-400}" \
+		--rerun-budget "${RERUN:-60}" --timeout 200 ${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
@@ -161,9 +162,10 @@ R)
 		eval "file=\${$list:-}"
 		[ -n "$file" ] || continue
 		left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
-		[ "$left" -gt 20 ] || break
+		[ "$left" -gt 80 ] || break
 		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" \
-			--budget "$left" --sources "$file" --out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
+			--budget "$(( left - 60 ))" --rerun-budget 40 --timeout 150 --sources "$file" \
+			--out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
 		el "perf_check $list rc=$?"
 		grep "^shard " "$r/perf_$list.txt"
 		grep '^FAIL' "$r/perf_$list.txt" | cut -c1-300 | head -30
