@@ -144,11 +144,11 @@ G)
 	fi
 	;;
 R)
-	# the cross-check's budget leaves time for a task that ran out of memory beside the others to
-	# run again alone (its re-run starts only within the budget)
+	# a task of the cross-check that ran out of memory beside the others runs again alone, within
+	# its re-run budget
 	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
 	timeout 200 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs "${JOBS:-6}" --rows all \
-		--timeout 180 --budget 150 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1 &
+		--timeout 180 --budget 60 --rerun-budget 90 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1 &
 	for t in ${EXACT_TASKS:-}; do
 		KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=1 timeout "${EXACT_LIMIT:-150}" \
 			sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &

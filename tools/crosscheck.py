@@ -355,6 +355,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--perf", action="store_true",
                     help="run PyTorch's function as a candidate (kbx run --allow-pytorch): every case and perf row")
+    ap.add_argument("--rerun-budget", type=float, default=150,
+                    help="seconds after --budget in which a task that ran out of memory may start again alone")
     ap.add_argument("--rows", default="all", help='with --perf: "all" or "last:N" (the last N perf rows)')
     ap.add_argument("--budget", type=float, default=0, help="seconds; start no task after this (0: no limit)")
     args = ap.parse_args()
@@ -378,8 +380,8 @@ def main():
     import time
     start = time.monotonic()
 
-    def one(task_id):
-        if args.budget and time.monotonic() - start > args.budget:
+    def one(task_id, rerun=False):
+        if args.budget and time.monotonic() - start > args.budget + (args.rerun_budget if rerun else 0):
             return (task_id, "not run", 0, 0, 0.0, f"time budget of {args.budget:.0f} s spent")
         cmd = [sys.executable, os.path.abspath(__file__), "--kbx", args.kbx, "--kernelbenchx", args.kernelbenchx,
                "--tasks", args.tasks, "--one", task_id]
@@ -401,7 +403,7 @@ def main():
     # and the note says it was re-run.
     for i, row in enumerate(table):
         if row[1] == "FAIL" and any(m in row[5] for m in OUT_OF_MEMORY):
-            again = one(row[0])
+            again = one(row[0], rerun=True)
             if again[1] != "not run":
                 table[i] = again[:5] + (("run again alone after running out of memory beside other jobs; "
                                          + again[5]).rstrip("; "),)
