@@ -45,7 +45,8 @@ struct span {
 static const char directive_help[] = "launch, scratch or expect";
 /* Lines kbx reads past: what a candidate is expected to get, for the tests that run examples and
  * the adversarial corpus (tests/adversarial/README.md: task, because, args, speedup_below, reports). */
-static const char *const metadata_words[] = { "expect", "task", "because", "args", "speedup_below", "reports" };
+static const char *const metadata_words[] = { "expect", "perf_expect", "task", "because", "args", "speedup_below",
+						 "reports" };
 
 static enum kbx_status compile_patterns(struct patterns *re)
 {

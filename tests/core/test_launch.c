@@ -284,6 +284,12 @@ static void test_no_launch(void **state)
 	assert_int_equal(spec.nlaunches, 1);
 	assert_int_equal(spec.launches[0].line, 5);
 	kernel_spec_free(&spec);
+	/* and an example's verdict over every perf row */
+	spec = parse_ok("// @kbx expect pass\n// @kbx perf_expect timeout: one thread scans 2^27 values\n"
+			"// @kbx launch k<<<1, 1>>>(x)\n");
+	assert_int_equal(spec.launches[0].line, 3);
+	kernel_spec_free(&spec);
+	parse_err("// @kbx perf-expect timeout", 1, 9, "unknown directive 'perf'");
 	/* no path given */
 	assert_int_equal(launch_parse_source("x", NULL, &spec), KBX_EPARSE);
 	assert_true(str_starts_with(kbx_last_error(), "'<source>': no launch line"));

@@ -1,6 +1,10 @@
 // @kbx expect pass
+// @kbx perf_expect timeout: at the last perf rows one thread scans 2^27 values alone, past kbx's 10 s
 // Correct alternative: one thread per output scans its slice in order (first index on ties, first NaN
-// wins) with the same op-by-op f32 formula as PyTorch. Slow for long rows, right everywhere.
+// wins) with the same op-by-op f32 formula as PyTorch. Slow for long rows, right everywhere: its
+// cases pass, and at the perf rows (one output over c = 2^12 .. 2^27 values) the single thread runs
+// past kbx's 10 s launch limit (H200, issue 20's evaluation: a timeout at perf row 16), which is
+// the verdict a run over every perf row gives it (bench/perf_check.py reads `perf_expect`).
 // @kbx launch min_gelu_thread<<<max(1, cdiv(a * d, 128)), 128>>>(x, values, indices, a, c, d, approximate)
 
 __device__ float g(float x, int approximate)
