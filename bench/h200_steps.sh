@@ -13,8 +13,8 @@
 #      for a part of the catalogue, ROWS=last:N for the largest rows only, BUDGET seconds, JOBS
 #   E  every example at every perf row (bench/perf_check.py), with a time budget (BUDGET, then RERUN
 #      seconds for what timed out or ran out of memory beside other jobs to run again alone);
-#      SHARD=I/N for a slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and hold their reports
-#      equal (issue 20)
+#      SHARD=I/N for a slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and
+#      hold their reports equal (issue 20)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu

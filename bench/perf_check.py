@@ -3,13 +3,14 @@
 
 usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
                            [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
-                           [--rows N] [--timeout S] [--launch-timeout S] [--compare-both] [--list]
-                           [--sources FILE] [--out FILE]
+                           [--rows N] [--timeout S] [--launch-timeout S] [--rerun-budget S]
+                           [--compare-both] [--list] [--sources FILE] [--out FILE]
 
 The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
 tests/gpu/check_task.sh reads them, or `// @kbx perf_expect X: why` where the perf rows give
-another verdict than the cases: a correct kernel too slow for kbx's launch limit) and tests/adversarial/*.cu (`// @kbx task`, `expect`,
-`because` and `args`, as tests/adversarial/README.md describes). Each runs through
+another verdict than the cases: a correct kernel too slow for kbx's launch limit) and
+tests/adversarial/*.cu (`// @kbx task`, `expect`, `because` and `args`, as
+tests/adversarial/README.md describes). Each runs through
 `kbx run TASK FILE --json --no-history --warmup 0 --rep 0`: every case, then every perf row with
 its correctness check and the check after timing, timed as briefly as kbx can. A pass example
 must pass everywhere; a wrong one must still fail (and an adversarial one with a message that
@@ -28,7 +29,8 @@ get the announced verdict, and their verdicts and messages, case by case and row
 equal (tests/gpu/compare.sh's rule, over the whole catalogue).
 
 Output: one line per source as it finishes, then a table of the failures (source, expected, got,
-message) and a summary line; exit 1 when any source got another verdict than announced.
+message), the passing sources whose slowest timed call took over 5 s, and a summary line; exit 1
+when any source got another verdict than announced. --out is rewritten after every source.
 --list prints the shard's sources without running anything (no GPU needed).
 """
 import argparse
