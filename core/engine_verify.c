@@ -566,8 +566,6 @@ done:
 	return st;
 }
 
-/* The guard zones of every buffer and scratch of the candidate's set, and the inputs it modified:
- * each finding is added to msg, the first buffer of each kind named in cr. */
 /* The watchdog of kbx's own checks of a set of outputs (guard zones, downloads, comparisons, the
  * property verifiers' O(n^3) products): generous, and grown with the work, so that it fires only
  * when something is broken; when it does, the run is kbx's error (RUN_PHASE_OWN), never the
@@ -590,6 +588,8 @@ static double judge_limit_s(const struct run *r, const struct problem *pb, int p
 	return 60 + r->launch_limit_s * 3 + 30.0 * bytes / (1 << 30) + 1e-9 * cube;
 }
 
+/* The guard zones of every buffer and scratch of the candidate's set, and the inputs it modified:
+ * each finding is added to msg, the first buffer of each kind named in cr. */
 static enum kbx_status check_buffers(struct run *r, struct case_ctx *c, struct case_result *cr, struct sbuf *msg)
 {
 	const struct task *t = r->t;
