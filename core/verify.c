@@ -149,27 +149,24 @@ static double off_identity(const double *g, long long n)
 	return worst;
 }
 
-/* max |Q^T Q - I| over the columns of Q (rows x cols). */
-static double orth_cols(const struct mat *q, long long batch)
+/* max |Q^T Q - I| over the columns of Q [rows x cols], dense (dense_of). */
+static double orth_cols(const double *q, long long rows, long long cols)
 {
-	double *d = dense_of(q, batch, 0), *g = xmalloc((size_t)(q->cols * q->cols + 1) * sizeof(*g)), worst;
+	double *g = xmalloc((size_t)(cols * cols + 1) * sizeof(*g)), worst;
 
-	dense_gram_cols(g, d, q->rows, q->cols);
-	worst = off_identity(g, q->cols);
-	free(d);
+	dense_gram_cols(g, q, rows, cols);
+	worst = off_identity(g, cols);
 	free(g);
 	return worst;
 }
 
-/* max |V V^T - I| over the rows of V. */
-static double orth_rows(const struct mat *v, long long batch)
+/* max |V V^T - I| over the rows of V [rows x cols], dense (dense_of). */
+static double orth_rows(const double *v, long long rows, long long cols)
 {
-	double *d = dense_of(v, batch, 0), *t = dense_transpose(d, v->rows, v->cols);
-	double *g = xmalloc((size_t)(v->rows * v->rows + 1) * sizeof(*g)), worst;
+	double *t = dense_transpose(v, rows, cols), *g = xmalloc((size_t)(rows * rows + 1) * sizeof(*g)), worst;
 
-	dense_matmul(g, d, t, v->rows, v->cols, v->rows);
-	worst = off_identity(g, v->rows);
-	free(d);
+	dense_matmul(g, v, t, rows, cols, rows);
+	worst = off_identity(g, rows);
 	free(t);
 	free(g);
 	return worst;
@@ -207,7 +204,8 @@ static enum kbx_status verify_svd(struct ctx *c, void *const *in, void *const *c
 		return kbx_error(KBX_EINVAL, "'%s': svd shapes do not fit A [%lld, %lld]", c->t->ini_path, a.rows, a.cols);
 	for (b = 0; b < a.batch; b++) {
 		double na = frob(&a, b), smax = fabs(vat(&sr, b, 0, 0)), worst = 0, e2;
-		double *us = xmalloc((size_t)(a.rows * k + 1) * sizeof(*us)), *vhd = dense_of(&vh, b, 0);
+		double *ud = dense_of(&u, b, 0), *vhd = dense_of(&vh, b, 0);
+		double *us = xmalloc((size_t)(a.rows * k + 1) * sizeof(*us));
 		double *usv = xmalloc((size_t)(a.rows * a.cols + 1) * sizeof(*usv));
 
 		if (smax == 0)
@@ -224,15 +222,16 @@ static enum kbx_status verify_svd(struct ctx *c, void *const *in, void *const *c
 		check(c, worst / smax, c->tol, b, "|S - S_ref| / s_max");
 		for (i = 0; i < a.rows; i++)
 			for (l = 0; l < k; l++)
-				us[i * k + l] = at(&u, b, i, l, 0) * vat(&s, b, l, 0);
+				us[i * k + l] = ud[i * u.cols + l] * vat(&s, b, l, 0);
 		dense_matmul(usv, us, vhd, a.rows, k, a.cols);  /* the first k rows of Vh */
 		e2 = residual2(&a, b, usv);
-		free(us);
-		free(vhd);
-		free(usv);
 		check(c, na > 0 ? sqrt(e2) / na : sqrt(e2), c->tol, b, "reconstruction |A - U S Vh| / |A|");
-		check(c, orth_cols(&u, b), c->tol, b, "orthonormality of U, max |U^T U - I|");
-		check(c, orth_rows(&vh, b), c->tol, b, "orthonormality of Vh, max |Vh Vh^T - I|");
+		check(c, orth_cols(ud, u.rows, u.cols), c->tol, b, "orthonormality of U, max |U^T U - I|");
+		check(c, orth_rows(vhd, vh.rows, vh.cols), c->tol, b, "orthonormality of Vh, max |Vh Vh^T - I|");
+		free(ud);
+		free(vhd);
+		free(us);
+		free(usv);
 	}
 	return KBX_OK;
 }
@@ -261,11 +260,11 @@ static enum kbx_status verify_qr(struct ctx *c, void *const *in, void *const *ca
 
 			dense_matmul(qr, qd, rd, a.rows, q.cols, a.cols);
 			e2 = residual2(&a, b, qr);
+			check(c, sqrt(e2) / na, c->tol, b, "reconstruction |A - QR| / |A|");
+			check(c, orth_cols(qd, q.rows, q.cols), c->tol, b, "orthonormality of Q, max |Q^T Q - I|");
 			free(qd);
 			free(rd);
 			free(qr);
-			check(c, sqrt(e2) / na, c->tol, b, "reconstruction |A - QR| / |A|");
-			check(c, orth_cols(&q, b), c->tol, b, "orthonormality of Q, max |Q^T Q - I|");
 		}
 		for (i = 0; i < r.rows; i++) {
 			double d = at(&r, b, i, i < r.cols ? i : 0, 0) * at(&rr, b, i, i < r.cols ? i : 0, 0);
