@@ -233,8 +233,11 @@ def main():
             return
         with lock:
             rs = results if final else list(done)
-            left = [os.path.relpath(i[1]) for i in skipped] if final else \
-                [os.path.relpath(i[1]) for i in items if os.path.relpath(i[1]) not in {r["source"] for r in rs}]
+            if final:
+                left = [os.path.relpath(i[1]) for i in skipped]
+            else:
+                ran_now = {r["source"] for r in rs}
+                left = [p for p in (os.path.relpath(i[1]) for i in items) if p not in ran_now]
             with open(args.out + ".tmp", "w") as fh:
                 json.dump(dict(shard=args.shard, results=rs, not_run=left, complete=final), fh, indent=1)
             os.replace(args.out + ".tmp", args.out)
