@@ -102,13 +102,16 @@ def tolerance(task_dir, dtype):
     return rtol, atol, metric
 
 
-def eig_roles(task_dir):
-    """The [verifier] of a task checked by the eig property, or None."""
+def verifier_of(task_dir):
+    """The task's [verifier] section as a dict ({} without one)."""
     cp = configparser.ConfigParser(inline_comment_prefixes=(";",), strict=False, interpolation=None)
     cp.read(os.path.join(task_dir, "task.ini"))
-    if not cp.has_section("verifier") or cp["verifier"].get("property") != "eig":
-        return None
-    return dict(cp["verifier"])
+    return dict(cp["verifier"]) if cp.has_section("verifier") else {}
+
+
+def eig_roles(verifier):
+    """The [verifier] of a task checked by the eig property, or None."""
+    return verifier if verifier.get("property") == "eig" else None
 
 
 def eig_property(roles, a, refs, theirs):
@@ -141,31 +144,23 @@ def eig_property(roles, a, refs, theirs):
     return ok, f"residual {res:.3g}, eigenvalue match {match:.3g}, |v| - 1 {norm:.3g} (tol {tol:.3g})", worst
 
 
-def not_unique(task_dir):
+def not_unique(verifier):
     """Outputs of a property-verified task that no reference can pin down (qr's Q, svd's U and Vh:
     signs, rotations, the extra columns of a complete basis): the host comparison leaves them to
     kbx's property verifier, which --perf runs."""
-    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), strict=False, interpolation=None)
-    cp.read(os.path.join(task_dir, "task.ini"))
-    if not cp.has_section("verifier"):
-        return set()
-    roles = {"qr": ("q",), "svd": ("u", "vh")}.get(cp["verifier"].get("property"), ())
-    return {cp["verifier"][r] for r in roles if r in cp["verifier"]}
+    roles = {"qr": ("q",), "svd": ("u", "vh")}.get(verifier.get("property"), ())
+    return {verifier[r] for r in roles if r in verifier}
 
 
-def property_tolerance(task_dir, arg_name, a, ours):
+def property_tolerance(verifier, arg_name, a, ours):
     """For a task with the property verifier, the unique outputs it returns (the singular values of
     an SVD) are compared as core/verify.c compares them: |s - s_ref| <= tol * max(s_ref), tol the
     [verifier] expression over the case's bindings. None for any other output or task."""
-    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), strict=False, interpolation=None)
-    cp.read(os.path.join(task_dir, "task.ini"))
-    if not cp.has_section("verifier") or cp["verifier"].get("property") != "svd":
-        return None
-    if cp["verifier"].get("s") != arg_name:
+    if verifier.get("property") != "svd" or verifier.get("s") != arg_name:
         return None
     env = {k: v for k, v in a.items() if isinstance(v, (int, float))}
     env.update(max=max, min=min)
-    tol = float(eval(cp["verifier"]["tol"], {"__builtins__": {}}, env))
+    tol = float(eval(verifier["tol"], {"__builtins__": {}}, env))
     smax = float(np.nanmax(np.abs(ours))) if ours.size else 0.0
     return 0.0, tol * smax
 
@@ -265,6 +260,8 @@ def judge_exports(tmp, task_dir, crosscheck, fn):
     kbx's reference with KernelBenchX's tolerance. crosscheck: (call, stochastic) of the task's
     crosscheck.py."""
     call, stochastic = crosscheck
+    verifier = verifier_of(task_dir)  # read once: eig's roles, svd's tolerance, what not to compare
+    eig, skip = eig_roles(verifier), not_unique(verifier)
     results = []
     for case in sorted(os.listdir(tmp)):
         with open(os.path.join(tmp, case, "manifest.json")) as fh:
@@ -292,12 +289,10 @@ def judge_exports(tmp, task_dir, crosscheck, fn):
         if theirs is None:  # an input PyTorch refuses (the task's crosscheck.py says why)
             results.append((case, None, "skipped by the task's crosscheck.py", 0.0))
             continue
-        eig = eig_roles(task_dir)
         if eig and set(theirs) == {eig["values"], eig["vectors"]}:
             ok, why, err = eig_property(eig, a, refs, theirs)
             results.append((f"{case}:eig", ok, why, err))
             continue
-        skip = not_unique(task_dir)
         for arg_name, value in theirs.items():
             if arg_name in skip:
                 continue
@@ -306,7 +301,7 @@ def judge_exports(tmp, task_dir, crosscheck, fn):
             if t.dtype == torch.bfloat16:
                 t = t.float()
             rtol, atol, metric = tolerance(task_dir, dtype)
-            ptol = property_tolerance(task_dir, arg_name, a, ours)
+            ptol = property_tolerance(verifier, arg_name, a, ours)
             if ptol is not None:  # judged like kbx's property verifier judges it
                 rtol, atol = ptol
             ok, why, err = compare(ours, t.cpu().numpy(), dtype, rtol, atol, metric)
