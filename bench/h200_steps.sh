@@ -25,7 +25,10 @@
 #   R  a re-check of fixes in one call: tools/crosscheck.py --perf of ONLY's tasks beside the EXACT
 #      branch's checks (as in A), then bench/perf_check.py on the sources listed in FIRST (those
 #      that failed), then on those in SOURCES, until BUDGET seconds of the call have gone
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R KBX KERNELBENCHX_DIR
+#   S  the catalogue in order: tests/adversarial/gpu.sh alone first when ADV=1 (it times cheats, so
+#      nothing runs beside it), then bench/perf_check.py on the sources listed in SOURCES (a file,
+#      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
 step=$1
@@ -171,8 +174,18 @@ R)
 		grep '^FAIL' "$r/perf_$list.txt" | cut -c1-300 | head -30
 	done
 	;;
+S)
+	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh
+	left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
+	KBX_BUILDDIR="$bin" timeout $(( left + 20 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-8}" \
+		--budget "$(( left - ${RERUN:-60} - 20 ))" --rerun-budget "${RERUN:-60}" --timeout 200 \
+		--sources "${SOURCES:?SOURCES must name a file of sources}" --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+	el "perf_check rc=$?"
+	grep "^shard " "$r/perf_check.txt"
+	grep '^FAIL' "$r/perf_check.txt" | cut -c1-300 | head -40
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
