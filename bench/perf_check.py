@@ -18,10 +18,13 @@ matches its `because`). The sources are dealt round-robin to the shards (--shard
 of four), so that every shard gets large and small tasks alike; --budget stops starting sources
 after S seconds and lists the rest as not run, so a shard fits one device call. --jobs runs that
 many at once (round-robin over --gpus): the timings are not what is checked here. Kernels that
-share one GPU run slower and share its memory, so a source that timed out or ran out of memory
-beside the other jobs (and was not announced to) runs again alone at the end, with kbx's own
-limits, within --rerun-budget seconds after --budget; that result counts (`rerun_alone`): a
-correct kernel that needs more than kbx's 10 s a launch is then reported as users would see it.
+share one GPU run slower (separate processes take turns on it) and share its memory, so a source
+that timed out or ran out of memory beside the other jobs (and was not announced to) runs again
+alone at once: no new source starts, the running ones finish, the source runs with the GPU to
+itself and kbx's own limits, then the others go on. That result counts (`rerun_alone`): a correct
+kernel that needs more than kbx's 10 s a launch is reported as users would see it, and every
+source a call ran has its final verdict. Re-runs start until --rerun-budget seconds after
+--budget.
 --sources FILE runs only the sources listed there, in that order (paths as printed, one per line,
 `#` comments): those not run or failed in an earlier --out, say.
 --compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
@@ -34,6 +37,7 @@ when any source got another verdict than announced. --out is rewritten after eve
 --list prints the shard's sources without running anything (no GPU needed).
 """
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -123,6 +127,42 @@ def shared_gpu_failure(r, jobs):
     if any(m in r["message"] for m in OUT_OF_MEMORY):
         return True
     return jobs > 1 and r["expected"] != "timeout" and r["got"] in ("timeout", "none")
+
+
+class Gate:
+    """Sources run beside each other (`beside`); a re-run holds the GPU alone (`alone`): it waits
+    for the running sources to finish, and no source starts while one waits or runs."""
+
+    def __init__(self):
+        self.cv = threading.Condition()
+        self.running = self.waiting = 0
+        self.held = False
+
+    @contextlib.contextmanager
+    def beside(self):
+        with self.cv:
+            self.cv.wait_for(lambda: not self.held and self.waiting == 0)
+            self.running += 1
+        try:
+            yield
+        finally:
+            with self.cv:
+                self.running -= 1
+                self.cv.notify_all()
+
+    @contextlib.contextmanager
+    def alone(self):
+        with self.cv:
+            self.waiting += 1
+            self.cv.wait_for(lambda: not self.held and self.running == 0)
+            self.waiting -= 1
+            self.held = True
+        try:
+            yield
+        finally:
+            with self.cv:
+                self.held = False
+                self.cv.notify_all()
 
 
 def run_one(args, item, gpu):
@@ -242,12 +282,23 @@ def main():
                 json.dump(dict(shard=args.shard, results=rs, not_run=left, complete=final), fh, indent=1)
             os.replace(args.out + ".tmp", args.out)
 
+    gate = Gate()
+
     def job(k_item):
         k, item = k_item
         if args.budget and time.monotonic() - start > args.budget:
             skipped.append(item)
             return None
-        r = run_one(args, item, gpus[k % len(gpus)])
+        with gate.beside():
+            r = run_one(args, item, gpus[k % len(gpus)])
+        # out of memory or time beside the other jobs: again at once, with the GPU alone
+        if not r["ok"] and shared_gpu_failure(r, args.jobs) and \
+                not (args.budget and time.monotonic() - start > args.budget + args.rerun_budget):
+            print(f".... {r['source']}: got {r['got']} beside other jobs ({r['message'][:120]}); again, alone",
+                  flush=True)
+            with gate.alone():
+                r = run_one(args, item, gpus[0])
+            r["rerun_alone"] = True
         print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['source']}: expected {r['expected']}, got {r['got']} "
               f"({r['seconds']} s){'' if r['ok'] else ': ' + r['message'][:200]}", flush=True)
         with lock:
@@ -258,20 +309,6 @@ def main():
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         ran = [(item, r) for item, r in zip(items, ex.map(job, enumerate(items))) if r]
     results = [r for _, r in ran]
-    # A source that ran out of GPU memory or time beside the other jobs runs again alone (within
-    # the re-run budget); that result counts, marked as re-run.
-    for i, (item, r) in enumerate(ran):
-        if not r["ok"] and shared_gpu_failure(r, args.jobs):
-            if args.budget and time.monotonic() - start > args.budget + args.rerun_budget:
-                continue
-            again = run_one(args, item, gpus[0])
-            again["rerun_alone"] = True
-            print(f"{'ok  ' if again['ok'] else 'FAIL'} {again['source']} (again, alone): got {again['got']}",
-                  flush=True)
-            results[i] = again
-            with lock:
-                done[:] = [again if d["source"] == again["source"] else d for d in done]
-            save(False)
     bad = [r for r in results if not r["ok"]]
     if bad:
         print(f"\n{'source':64} {'expected':10} {'got':14} message")

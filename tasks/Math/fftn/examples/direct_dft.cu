@@ -1,4 +1,6 @@
 // @kbx expect pass
+// @kbx perf_expect timeout: O(c^2) work; on the H200, alone, its launch at c = 2^21 (perf row 10) ran
+// past kbx's 10 s limit (bench/perf_check.py, issue 22)
 // Correct alternative, the definition itself: one thread per output, the double sum over the cropped
 // input (zero padding adds nothing) with f64 twiddles from exact index products (i k0 mod s0, j k1 mod
 // s1) and f64 accumulation, scaled and rounded once. O(n^2): fine for the correctness cases (the
