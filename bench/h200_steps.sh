@@ -25,6 +25,7 @@
 #   R  a re-check of fixes in one call: tools/crosscheck.py --perf of ONLY's tasks beside the EXACT
 #      branch's checks (as in A), then bench/perf_check.py on the sources listed in FIRST (those
 #      that failed), then on those in SOURCES, until BUDGET seconds of the call have gone
+#      (FIRST_JOBS and SOURCES_JOBS: jobs for each list, default JOBS; 1 runs slow sources alone)
 #   S  the catalogue in order: tests/adversarial/gpu.sh alone first when ADV=1 (it times cheats, so
 #      nothing runs beside it), then bench/perf_check.py on the sources listed in SOURCES (a file,
 #      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
@@ -166,8 +167,9 @@ R)
 		[ -n "$file" ] || continue
 		left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
 		[ "$left" -gt 80 ] || break
-		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" \
-			--budget "$(( left - 60 ))" --rerun-budget 40 --timeout 150 --sources "$file" \
+		eval "jobs=\${${list}_JOBS:-\${JOBS:-6}}"
+		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "$jobs" \
+			--budget "$(( left - 60 ))" --rerun-budget 40 --timeout 240 --sources "$file" \
 			--out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
 		el "perf_check $list rc=$?"
 		grep "^shard " "$r/perf_$list.txt"
