@@ -167,7 +167,11 @@ R)
 		[ -n "$file" ] || continue
 		left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
 		[ "$left" -gt 80 ] || break
-		eval "jobs=\${${list}_JOBS:-\${JOBS:-6}}"
+		jobs=${JOBS:-6}
+		case $list in
+		FIRST) jobs=${FIRST_JOBS:-$jobs} ;;
+		SOURCES) jobs=${SOURCES_JOBS:-$jobs} ;;
+		esac
 		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "$jobs" \
 			--budget "$(( left - 60 ))" --rerun-budget 40 --timeout 240 --sources "$file" \
 			--out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
