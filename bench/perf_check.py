@@ -286,10 +286,10 @@ def main():
 
     def job(k_item):
         k, item = k_item
-        if args.budget and time.monotonic() - start > args.budget:
-            skipped.append(item)
-            return None
-        with gate.beside():
+        with gate.beside():  # may wait while a re-run has the GPU: the budget counts after that
+            if args.budget and time.monotonic() - start > args.budget:
+                skipped.append(item)
+                return None
             r = run_one(args, item, gpus[k % len(gpus)])
         # out of memory or time beside the other jobs: again at once, with the GPU alone
         if not r["ok"] and shared_gpu_failure(r, args.jobs) and \
