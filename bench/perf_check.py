@@ -48,8 +48,9 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-# what a run that ran out of GPU memory says (kbx's allocation, PyTorch's, cuDNN's workspace)
-OUT_OF_MEMORY = ("OUT_OF_MEMORY", "out of memory", "unable to find an engine")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from outofmemory import out_of_memory  # noqa: E402 (tools/ is not a package)
+
 # a passing source whose slowest timed call took longer than this is listed (beside other jobs the
 # times run high; the alone re-run of a timeout is the verdict)
 SLOW_MS = 5000
@@ -124,7 +125,7 @@ def report_key(d):
 def shared_gpu_failure(r, jobs):
     """A failure that sharing the GPU with other jobs can cause: out of memory, or (with more than
     one job) a timeout or a run that did not finish, where none was announced."""
-    if any(m in r["message"] for m in OUT_OF_MEMORY):
+    if out_of_memory(r["message"]):
         return True
     return jobs > 1 and r["expected"] != "timeout" and r["got"] in ("timeout", "none")
 

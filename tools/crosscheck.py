@@ -35,10 +35,9 @@ import tempfile
 import numpy as np
 import torch
 
+from outofmemory import out_of_memory  # tools/, beside this script
+
 SEPARATOR = "#" * 20
-# what a run that ran out of GPU memory says (kbx's allocation, PyTorch's, cuDNN finding no
-# algorithm that fits its workspace)
-OUT_OF_MEMORY = ("OUT_OF_MEMORY", "out of memory", "unable to find an engine")
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
@@ -397,7 +396,7 @@ def main():
     # the jobs' workers) is run again alone, budget permitting: its result is the one that counts,
     # and the note says it was re-run.
     for i, row in enumerate(table):
-        if row[1] == "FAIL" and any(m in row[5] for m in OUT_OF_MEMORY):
+        if row[1] == "FAIL" and out_of_memory(row[5]):
             again = one(row[0], rerun=True)
             if again[1] != "not run":
                 table[i] = again[:5] + (("run again alone after running out of memory beside other jobs; "

@@ -58,6 +58,7 @@ contains "$tmp/err" "not a source of the catalogue: tasks/None/nothing/reference
 # other source may run while the re-run does (every start and end logs how many runs there are).
 grep "^[A-Z]" "$tmp/all" | awk '$2 == "pass" && NR <= 40 { print $3 }' | head -6 >"$tmp/six"
 slow=$(head -1 "$tmp/six")
+big=$(sed -n 2p "$tmp/six")
 mkdir "$tmp/active"
 cat >"$tmp/fakekbx" <<EOF_FAKE
 #!/bin/sh
@@ -70,19 +71,25 @@ sleep 0.5
 at_end=$(ls "$st/active" | wc -l)
 rm "$st/active/$$"
 echo "$3 $at_start $at_end" >>"$st/runs"
-verdict=pass
-case $3 in *"$SLOW"*) [ "$at_start" -gt 1 ] || [ "$at_end" -gt 1 ] && verdict=timeout ;; esac
-printf '{"verdict":"%s","summary":{"message":"perf row 3: launch ran past its 10 s limit"},"perf":[]}\n' "$verdict"
+verdict=pass msg=
+beside=0
+{ [ "$at_start" -gt 1 ] || [ "$at_end" -gt 1 ]; } && beside=1
+case $3 in
+*"$SLOW"*) [ $beside = 1 ] && verdict=timeout msg="perf row 3: launch ran past its 10 s limit" ;;
+*"$BIG"*) [ $beside = 1 ] && verdict=error msg="cuMemAlloc of 34359869440 bytes: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" ;;
+esac
+printf '{"verdict":"%s","summary":{"message":"%s"},"perf":[]}\n' "$verdict" "$msg"
 EOF_FAKE
 chmod +x "$tmp/fakekbx"
-SLOW=$slow expect 0 "perf_check --jobs 3: a timeout beside other jobs is run again alone" -- \
+SLOW=$slow BIG=$big expect 0 "perf_check --jobs 3: a timeout or out-of-memory beside other jobs is run again alone" -- \
 	python3 "$pc" --kbx "$tmp/fakekbx" --jobs 3 --sources "$tmp/six" --timeout 20 --out "$tmp/pc.json"
 contains "$tmp/out" "^\.\.\.\. $slow: got timeout beside other jobs" "says it runs it again"
+contains "$tmp/out" "^\.\.\.\. $big: got error beside other jobs \(cuMemAlloc" "an out-of-memory one too"
 contains "$tmp/out" "^shard 1/1: 6 ok, 0 FAIL" "and counts the re-run's pass"
 if grep "$slow" "$tmp/runs" | tail -1 | grep -q " 1 1$"; then ok "the re-run had the GPU to itself"; else no "the re-run had the GPU to itself"; sed 's/^/# /' "$tmp/runs"; fi
 contains "$tmp/pc.json" '"rerun_alone": true' "the JSON marks the re-run"
-SLOW=$slow expect 1 "perf_check: no re-run after --budget + --rerun-budget" -- \
-	python3 "$pc" --kbx "$tmp/fakekbx" --jobs 3 --sources "$tmp/six" --timeout 20 --budget 0.01 --rerun-budget 0.01
-contains "$tmp/out" "^shard 1/1: 2 ok, 1 FAIL, 3 not run" "the timeout stands, the rest not run"
+SLOW=$slow BIG=$big expect 1 "perf_check: no re-run after --budget + --rerun-budget" -- \
+	python3 "$pc" --kbx "$tmp/fakekbx" --jobs 3 --sources "$tmp/six" --timeout 20 --budget 0.3 --rerun-budget 0.01
+contains "$tmp/out" "^shard 1/1: 1 ok, 2 FAIL, 3 not run" "the timeout and the out-of-memory stand, the rest not run"
 expect 0 "perf_check --list --compare-both" -- python3 "$pc" --kbx "$kbx" --list --compare-both --only Activation/gelu
 exit $fail
