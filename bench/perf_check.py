@@ -123,11 +123,11 @@ def report_key(d):
 
 
 def shared_gpu_failure(r, jobs):
-    """A failure that sharing the GPU with other jobs can cause: out of memory, or (with more than
-    one job) a timeout or a run that did not finish, where none was announced."""
-    if out_of_memory(r["message"]):
-        return True
-    return jobs > 1 and r["expected"] != "timeout" and r["got"] in ("timeout", "none")
+    """A failure that sharing the GPU with other jobs can cause (there are other jobs): out of
+    memory, or a timeout or a run that did not finish where none was announced."""
+    if jobs <= 1:
+        return False
+    return out_of_memory(r["message"]) or (r["expected"] != "timeout" and r["got"] in ("timeout", "none"))
 
 
 class Gate:
