@@ -308,8 +308,7 @@ def main():
         return r
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        ran = [(item, r) for item, r in zip(items, ex.map(job, enumerate(items))) if r]
-    results = [r for _, r in ran]
+        results = [r for r in ex.map(job, enumerate(items)) if r]
     bad = [r for r in results if not r["ok"]]
     if bad:
         print(f"\n{'source':64} {'expected':10} {'got':14} message")
