@@ -49,6 +49,16 @@ gpu_test() {  # LIMIT NAME SCRIPT [ENV...]
 	el "$name rc=$? $(count "$r/$name.txt")"
 	grep '^FAIL' "$r/$name.txt" | cut -c1-300 | head -20
 }
+perf_list() {  # NAME FILE JOBS RERUN: perf_check on FILE's sources until BUDGET seconds of the call
+	left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
+	[ "$left" -gt 80 ] || return 1
+	KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "$3" \
+		--budget "$(( left - $4 - 20 ))" --rerun-budget "$4" --timeout 240 --sources "$2" \
+		--out "$r/$1.json" >"$r/$1.txt" 2>&1
+	el "perf_check $1 rc=$?"
+	grep "^shard " "$r/$1.txt"
+	grep '^FAIL' "$r/$1.txt" | cut -c1-300 | head -40
+}
 "$kbx" doctor >"$r/doctor.txt" 2>&1
 case $step in
 A)
@@ -165,30 +175,17 @@ R)
 	for list in FIRST SOURCES; do
 		eval "file=\${$list:-}"
 		[ -n "$file" ] || continue
-		left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
-		[ "$left" -gt 80 ] || break
 		jobs=${JOBS:-6}
 		case $list in
 		FIRST) jobs=${FIRST_JOBS:-$jobs} ;;
 		SOURCES) jobs=${SOURCES_JOBS:-$jobs} ;;
 		esac
-		KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "$jobs" \
-			--budget "$(( left - 60 ))" --rerun-budget 40 --timeout 240 --sources "$file" \
-			--out "$r/perf_$list.json" >"$r/perf_$list.txt" 2>&1
-		el "perf_check $list rc=$?"
-		grep "^shard " "$r/perf_$list.txt"
-		grep '^FAIL' "$r/perf_$list.txt" | cut -c1-300 | head -30
+		perf_list "perf_$list" "$file" "$jobs" 40 || break
 	done
 	;;
 S)
 	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh
-	left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 30 ))
-	KBX_BUILDDIR="$bin" timeout $(( left + 20 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-8}" \
-		--budget "$(( left - ${RERUN:-60} - 20 ))" --rerun-budget "${RERUN:-60}" --timeout 200 \
-		--sources "${SOURCES:?SOURCES must name a file of sources}" --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
-	el "perf_check rc=$?"
-	grep "^shard " "$r/perf_check.txt"
-	grep '^FAIL' "$r/perf_check.txt" | cut -c1-300 | head -40
+	perf_list perf_check "${SOURCES:?SOURCES must name a file of sources}" "${JOBS:-8}" "${RERUN:-60}"
 	;;
 *)
 	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR" >&2
