@@ -25,7 +25,8 @@
 #   R  a re-check of fixes in one call: tools/crosscheck.py --perf of ONLY's tasks beside the EXACT
 #      branch's checks (as in A), then bench/perf_check.py on the sources listed in FIRST (those
 #      that failed), then on those in SOURCES, until BUDGET seconds of the call have gone
-#      (FIRST_JOBS and SOURCES_JOBS: jobs for each list, default JOBS; 1 runs slow sources alone)
+#      (FIRST_JOBS and SOURCES_JOBS: jobs for each list, default JOBS; 1 runs slow sources alone);
+#      EXACT_PERF=0 checks EXACT_TASKS at their cases only, SCREENS=1 adds tests/tui/gpu_screens.sh
 #   S  the catalogue in order: tests/adversarial/gpu.sh alone first when ADV=1 (it times cheats, so
 #      nothing runs beside it), then bench/perf_check.py on the sources listed in SOURCES (a file,
 #      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
@@ -119,7 +120,7 @@ E)
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
 	;;
 F)
-	for run in host gpu gpu_kept; do
+	for run in ${RUNS:-host gpu gpu_kept}; do
 		db="$r/er_${run%_kept}.db"
 		golden=0
 		[ "$run" = host ] && golden=1
@@ -160,17 +161,25 @@ G)
 R)
 	# a task of the cross-check that ran out of memory beside the others runs again alone, within
 	# its re-run budget
+	# (no ONLY: no cross-check)
 	# shellcheck disable=SC2086 # ONLY is a list of task ids by design
-	timeout 200 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" --jobs "${JOBS:-6}" --rows all \
-		--timeout 180 --budget 60 --rerun-budget 90 ${ONLY:+--only $ONLY} --out "$r/xperf.json" >"$r/xperf.txt" 2>&1 &
+	[ -n "${ONLY:-}" ] && timeout 200 python3 tools/crosscheck.py --perf --kbx "$kbx" --kernelbenchx "$ref" \
+		--jobs "${JOBS:-6}" --rows all --timeout 180 --budget 60 --rerun-budget 90 --only $ONLY \
+		--out "$r/xperf.json" >"$r/xperf.txt" 2>&1 &
 	for t in ${EXACT_TASKS:-}; do
-		KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=1 timeout "${EXACT_LIMIT:-150}" \
+		KBX_TASKS="$EXACT" KBX_GPU_PERF_ROWS=${EXACT_PERF:-1} timeout "${EXACT_LIMIT:-150}" \
 			sh tests/gpu/check_task.sh "$kbx" "$EXACT/$t" >"$r/exact_$(basename "$t").txt" 2>&1 &
 	done
+	# SCREENS=1: tests/tui/gpu_screens.sh's captures beside them (verdicts only, nothing timed)
+	if [ "${SCREENS:-0}" = 1 ]; then
+		KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 120 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1 &
+	fi
 	wait
 	el "crosscheck --perf and exact checks done"
-	tail -1 "$r/xperf.txt"
-	grep -E ' (FAIL|skipped) ' "$r/xperf.txt" | cut -c1-300
+	if [ -n "${ONLY:-}" ]; then
+		tail -1 "$r/xperf.txt"
+		grep -E ' (FAIL|skipped) ' "$r/xperf.txt" | cut -c1-300
+	fi
 	[ -n "${EXACT_TASKS:-}" ] && cat "$r"/exact_*.txt | cut -c1-300
 	for list in FIRST SOURCES; do
 		eval "file=\${$list:-}"

@@ -260,7 +260,7 @@ def main():
     if args.list:
         for tid, path, want, because, extra in items:
             print(f"{tid:48} {want:14} {os.path.relpath(path)}{' ' + ' '.join(extra) if extra else ''}")
-        print(f"{len(items)} sources in shard {args.shard}")
+        print(f"{len(items)} sources in shard {args.shard}", file=sys.stderr)
         return 0
 
     gpus = [int(g) for g in args.gpus.split(",") if g.strip()] or [None]

@@ -142,7 +142,8 @@ static void tp_case(void *ctx, const struct case_result *c)
 			paint(p, C_OFF), c->message ? c->message : "");
 	}
 	if (c->first_wrong_stage[0])
-		fprintf(p->out, "          first wrong stage: %s\n", c->first_wrong_stage);
+		fprintf(p->out, "          first wrong stage: %s%s%s\n", c->first_wrong_stage,
+			*c->stage_diagnosis ? ": " : "", c->stage_diagnosis);
 	for (i = 0; i < c->noutputs; i++) {
 		const struct cmp_result *m = &c->outputs[i].cmp;
 

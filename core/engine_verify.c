@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpucompare.h"
+#include "stagediag.h"
 #include "stats.h"
 #include "verify.h"
 
@@ -67,13 +68,15 @@ static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
  * program's (the reference's or the stage program's), in that program's order: the first that
  * differs is the first wrong stage. *shared says whether any buffer was shared at all. */
 static enum kbx_status diff_stages(struct run *r, const struct program *p, const struct dev_set *ps,
-				   const struct dev_set *cs, const struct tolerance *tol, char *out, size_t outlen,
+				   const struct dev_set *cs, const struct tolerance *tol, struct case_result *cr,
 				   int *shared)
 {
 	enum kbx_status st = KBX_OK;
+	char *out = cr->first_wrong_stage;
 	int i, j;
 
 	*out = '\0';
+	*cr->stage_diagnosis = '\0';
 	*shared = 0;
 	for (i = 0; i < p->spec.nscratch && !st && !*out; i++) {
 		const struct scratch_decl *rd = &p->spec.scratch[i];
@@ -96,8 +99,11 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 			shape[0] = (long long)(ps->scratch_bytes[i] / dtype_size(rd->dtype));
 			if (!st) {
 				compare_buffers(rd->dtype, a, b, shape, 1, tol, &cmp);
-				if (!cmp.pass)
-					snprintf(out, outlen, "%s", rd->name);
+				if (!cmp.pass) {
+					snprintf(out, sizeof(cr->first_wrong_stage), "%s", rd->name);
+					stage_diagnose(rd->dtype, a, b, (size_t)shape[0], cr->stage_diagnosis,
+						       sizeof(cr->stage_diagnosis));
+				}
 			}
 			free(a);
 			free(b);
@@ -146,7 +152,7 @@ static struct program *stage_program(struct run *r)
 /* The first stage where the candidate goes wrong, by its scratch buffers: against the reference's
  * when it shares any with the candidate, else against the task's stage program, run here on the
  * same inputs. "" when no stage differs or none can be compared. */
-static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c, char *out, size_t outlen)
+static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c, struct case_result *cr)
 {
 	const struct program *p;
 	struct dev_set ss;
@@ -154,7 +160,7 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c
 	char why[1024];
 	int shared;
 
-	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, out, outlen, &shared);
+	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, cr, &shared);
 	if (st || shared || !r->cand.spec.nscratch || !(p = stage_program(r)))
 		return st;
 	*why = '\0';
@@ -162,10 +168,10 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c
 	if (!st)
 		st = engine_set_prepare(r, &ss, c, p, 0);
 	if (!st && !(st = engine_run_launches(r, p, &ss, &c->pb, 1, "stage diff", why, sizeof(why))))
-		st = diff_stages(r, p, &ss, &c->cs, &c->tol, out, outlen, &shared);
+		st = diff_stages(r, p, &ss, &c->cs, &c->tol, cr, &shared);
 	engine_set_free(r, &ss, r->t);
 	/* once a run: stages named this way were compared with the stage program, not the reference */
-	if (!st && *out && !r->stages_said) {
+	if (!st && *cr->first_wrong_stage && !r->stages_said) {
 		r->stages_said = 1;
 		engine_log(r, "first wrong stages are found against the task's stage program %s (its fused "
 			   "reference keeps no stage buffers)", r->t->stages_path);
@@ -174,7 +180,7 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c
 	 * a sticky GPU error is the run's own and goes up. */
 	if (st && !r->sticky) {
 		engine_log(r, "no stage diff: %s", *why ? why : kbx_last_error());
-		*out = '\0';
+		*cr->first_wrong_stage = *cr->stage_diagnosis = '\0';
 		st = KBX_OK;
 	}
 	return st;
@@ -837,7 +843,7 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		cr->verdict = V_WRONG;
 		cr->message = sbuf_detach(&msg);
 		if (any_output_wrong) {
-			st = first_wrong_stage(r, c, cr->first_wrong_stage, sizeof(cr->first_wrong_stage));
+			st = first_wrong_stage(r, c, cr);
 			if (st) {
 				engine_host_free(cand_out, c->pb.nbufs);
 				return st;

@@ -185,6 +185,8 @@ static void fill_case(json_t *o, const struct case_result *c)
 	put(o, "modified_arg", JFIXED(c->modified_arg));
 	put(o, "nondeterministic", json_boolean(c->nondeterministic));
 	put(o, "first_wrong_stage", JFIXED(c->first_wrong_stage));
+	if (*c->stage_diagnosis)
+		put(o, "stage_diagnosis", JFIXED(c->stage_diagnosis));
 	put(o, "seconds", jnum(c->seconds));
 	for (int i = 0; i < c->noutputs; i++) {
 		json_t *out = must(json_object());
@@ -706,6 +708,9 @@ static void read_case(struct dec *d, const json_t *o, struct case_result *c)
 	get_fixed(d, o, "modified_arg", c->modified_arg, sizeof(c->modified_arg));
 	c->nondeterministic = get_bool(d, o, "nondeterministic");
 	get_fixed(d, o, "first_wrong_stage", c->first_wrong_stage, sizeof(c->first_wrong_stage));
+	/* optional: only a wrong stage has one, and writers from before it have none */
+	if (json_object_get(o, "stage_diagnosis"))
+		get_fixed(d, o, "stage_diagnosis", c->stage_diagnosis, sizeof(c->stage_diagnosis));
 	c->seconds = get_num(d, o, "seconds");
 	outs = get_array(d, o, "outputs", 4096);
 	if (outs && json_array_size(outs) > 0) {

@@ -77,6 +77,7 @@ struct case_result {
 	struct output_result *outputs;
 	int noutputs;
 	char first_wrong_stage[64]; /* Fusion: first scratch buffer that differs, "" if none */
+	char stage_diagnosis[256];  /* how it differs (stagediag.h), "" if none */
 	double seconds;
 };
 

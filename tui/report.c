@@ -861,6 +861,8 @@ void report_case_detail(struct doc *d, const struct case_result *c, const struct
 		doc_add(d, ROLE_LABEL, "  first wrong stage ");
 		doc_add(d, ROLE_ACCENT, c->first_wrong_stage);
 		doc_newline(d);
+		if (*c->stage_diagnosis)
+			doc_wrap(d, ROLE_NORMAL, c->stage_diagnosis, width, 4);
 	}
 	for (int i = 0; i < c->noutputs; i++) {
 		const struct cmp_result *m = &c->outputs[i].cmp;

@@ -66,7 +66,11 @@ void report_diff_header(struct doc *d, const struct task *t, const struct case_r
 		doc_addn(d, ROLE_FAIL, c->message, strcspn(c->message, "\n"));
 	}
 	doc_newline(d);
-	(void)width;
+	/* how the first wrong stage differs (a rounding mode, a constant factor, coarser scales) */
+	if (*c->stage_diagnosis) {
+		doc_add(d, ROLE_LABEL, "stage: ");
+		doc_wrap(d, ROLE_NORMAL, c->stage_diagnosis, width, 7);
+	}
 }
 
 static void coord_text(const struct cmp_elem *e, char *buf, size_t len)

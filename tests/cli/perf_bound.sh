@@ -49,7 +49,7 @@ expect 2 "perf_check --shard 4/3" -- python3 "$pc" --kbx "$kbx" --list --shard 4
 grep "^[A-Z]" "$tmp/all" | awk 'NR == 3 || NR == 40 { print $3 }' >"$tmp/some"
 printf '# a comment\n\n' >>"$tmp/some"
 expect 0 "perf_check --sources" -- python3 "$pc" --kbx "$kbx" --list --sources "$tmp/some"
-contains "$tmp/out" "^2 sources in shard 1/1" "keeps the two listed sources"
+contains "$tmp/err" "^2 sources in shard 1/1" "keeps the two listed sources"
 echo "tasks/None/nothing/reference.cu" >>"$tmp/some"
 expect 2 "perf_check --sources with an unknown path" -- python3 "$pc" --kbx "$kbx" --list --sources "$tmp/some"
 contains "$tmp/err" "not a source of the catalogue: tasks/None/nothing/reference.cu" "names it"

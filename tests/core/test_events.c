@@ -80,6 +80,7 @@ static void make_case(struct case_result *c)
 	snprintf(c->modified_arg, sizeof(c->modified_arg), "%s", "x\xc3\xa9");
 	c->nondeterministic = 1;
 	snprintf(c->first_wrong_stage, sizeof(c->first_wrong_stage), "rmsnorm");
+	snprintf(c->stage_diagnosis, sizeof(c->stage_diagnosis), "every value 0.498 (127/255) times the reference's");
 	c->seconds = 0.25;
 	c->noutputs = 2;
 	c->outputs = xcalloc(2, sizeof(*c->outputs));
@@ -214,6 +215,7 @@ static void case_eq(const struct case_result *a, const struct case_result *b)
 	assert_string_equal(a->modified_arg, b->modified_arg);
 	assert_int_equal(a->nondeterministic, b->nondeterministic);
 	assert_string_equal(a->first_wrong_stage, b->first_wrong_stage);
+	assert_string_equal(a->stage_diagnosis, b->stage_diagnosis);
 	EQN(a->seconds, b->seconds);
 	assert_int_equal(a->noutputs, b->noutputs);
 	for (int i = 0; i < a->noutputs; i++) {
@@ -1049,6 +1051,7 @@ static void t_case(void *ctx, const struct case_result *c)
 	t_str(c->oob_arg);
 	t_str(c->modified_arg);
 	t_str(c->first_wrong_stage);
+	t_str(c->stage_diagnosis);
 	for (int i = 0; i < c->noutputs; i++) {
 		const struct cmp_result *r = &c->outputs[i].cmp;
 		t_str(c->outputs[i].arg);

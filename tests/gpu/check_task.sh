@@ -20,8 +20,10 @@ check() {  # file expected-verdict label
 	msg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/out.json" 2>/dev/null || head -c 300 "$tmp/err")
 	# An example that names the first wrong stage its diff must report ("the first wrong stage
 	# reported should be `softmax`") is held to it: the first failing case's stage. One that says
-	# what the quantization lens must conclude ("the diagnosis should say `the rounding mode
-	# differs`") is held to that too: the words in the first failing case's diagnosis.
+	# what the diagnosis must conclude ("the diagnosis should say `the rounding mode differs`") is
+	# held to that too: the words in a failing case's diagnosis, of the quantization lens on an
+	# output or of the first wrong stage (a small case may hold too little evidence for the lens:
+	# a case that shows it must say it, and the line names that case).
 	stage=$(python3 - "$1" "$tmp/out.json" <<'PY' 2>/dev/null
 import json, re, sys
 text = " ".join(l.strip()[2:].strip() for l in open(sys.argv[1]) if l.strip().startswith("//"))
@@ -37,10 +39,12 @@ if m or g:
         ok &= got == m.group(1)
         said.append(f"first wrong stage {got}, expected {m.group(1)}")
     if g:
-        diags = [(o.get("quant") or {}).get("diagnosis", "") for o in (bad[0].get("outputs", []) if bad else [])]
-        hit = any(g.group(1) in x for x in diags)
-        ok &= hit
-        said.append(f"diagnosis {'says' if hit else 'lacks'} '{g.group(1)}'" + ("" if hit else f" ({'; '.join(x for x in diags if x) or 'none'})"))
+        def diags(c):
+            return [c.get("stage_diagnosis") or ""] + [(o.get("quant") or {}).get("diagnosis", "") for o in c.get("outputs", [])]
+        hit = next((c["name"] for c in bad if any(g.group(1) in x for x in diags(c))), None)
+        ok &= hit is not None
+        first = "; ".join(x for x in diags(bad[0]) if x) if bad else ""
+        said.append(f"diagnosis says '{g.group(1)}' in case {hit}" if hit else f"diagnosis lacks '{g.group(1)}' ({first or 'none'})")
     print(("ok " if ok else "BAD ") + ", ".join(said))
 PY
 )
@@ -53,6 +57,24 @@ PY
 		echo "FAIL $3 $id: got $got, expected $2: $msg"
 		fail=1
 	fi
+	# what a wrong source's first failing case says (its first wrong stage and the quantization
+	# lens's diagnosis of each output), indented under its line, for the reader's triage; with
+	# KBX_TRIAGE_ALL=1 every failing case's
+	[ "$got" = wrong ] && python3 - "$tmp/out.json" "${KBX_TRIAGE_ALL:-0}" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [c for c in d.get("cases", []) if c["verdict"] != "pass"]
+for k, c in enumerate(bad if sys.argv[2] == "1" else bad[:1]):
+    line = f"       {'first ' if k == 0 else ''}failing case {c.get('name', '?')}: first wrong stage {c.get('first_wrong_stage') or '(none)'}"
+    if c.get("stage_diagnosis"):
+        line += f" ({c['stage_diagnosis']})"
+    for o in c.get("outputs", []):
+        q = (o.get("quant") or {}).get("diagnosis")
+        if q:
+            line += f"; {o.get('arg', '?')}: {q}"
+    print(line)
+PY
+	return 0
 }
 check "$dir/reference.cu" pass reference
 for ex in "$dir"/examples/*.cu; do

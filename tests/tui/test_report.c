@@ -219,6 +219,9 @@ static void fill_case(struct case_result *c, const char *name, enum verdict v)
 	c->outputs[0].cmp.tiles[2] = 0.5f;
 	c->outputs[0].cmp.tiles[5] = 3e4f;
 	snprintf(c->first_wrong_stage, sizeof(c->first_wrong_stage), "norm");
+	snprintf(c->stage_diagnosis, sizeof(c->stage_diagnosis), "120 of 4096 values one step off (120 nearer zero, 0 "
+		 "farther), none more: the rounding mode differs (truncation toward zero instead of rounding to the "
+		 "nearest?)");
 }
 
 static void make_record(struct run_record *r)
@@ -328,6 +331,11 @@ static void test_results(void **state)
 	doc_clear(&d);
 	report_case_detail(&d, &r.cases[1], t, 60);
 	must_find(&d, "first wrong stage norm");
+	/* how the stage differs, wrapped under it at the screen's width */
+	must_find(&d, "    120 of 4096 values one step off (120 nearer zero, 0");
+	must_find(&d, "    farther), none more: the rounding mode differs");
+	for (int i = 0; i < d.n; i++)
+		assert_true(strlen(d.lines[i].text) <= 60 || !strstr(d.lines[i].text, "step off"));
 	must_find(&d, "259216/259313 mismatches");
 	doc_clear(&d);
 	/* a nondeterministic case offers the sanitizers (S) */
@@ -377,6 +385,8 @@ static void test_diff_parts(void **state)
 	report_diff_header(&d, t, &c, &c.outputs[0], 80);
 	must_find(&d, "WRONG 312/4096 (7.6%)");
 	must_find(&d, "first wrong stage: norm");
+	must_find(&d, "stage: 120 of 4096 values one step off");
+	must_find(&d, "       the rounding mode differs (truncation toward zero");
 	doc_clear(&d);
 	report_worst(&d, &c.outputs[0].cmp, 78);
 	must_find(&d, "candidate");

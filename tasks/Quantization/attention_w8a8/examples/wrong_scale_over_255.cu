@@ -10,6 +10,8 @@
 // on the first case, corner_single_token. The scales are kept under the reference's names, each
 // 127 / 255 of the reference's (l1_relative 0.5), so the first wrong stage reported should be
 // `q_scale`.
+// The stage diff sees every q_scale 127/255 of the reference's: the diagnosis should say
+// `(127/255)`.
 //
 // @kbx scratch q_scale f32 [b, s]
 // @kbx scratch k_scale f32 [b, s]

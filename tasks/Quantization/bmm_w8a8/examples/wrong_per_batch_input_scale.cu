@@ -2,9 +2,9 @@
 // Mistake: one activation scale per batch (max |input[b]| / 127 over all m rows of the batch)
 // instead of one per (batch, row); the weights stay per column. Otherwise the reference: int8,
 // clamped, int32 accumulation. It keeps its scales in x_scale like the reference, so the first
-// wrong stage is x_scale, and the quantization lens must diagnose the rows: "error differs from
-// row to row ..., evenly across columns: the row scales differ" (rows with a small max |x| get
-// coarse steps). Wrong on the outlier and asymmetric cases, where rows' maxima differ most.
+// wrong stage reported should be `x_scale`, and the quantization lens must diagnose the rows
+// (rows with a small max |x| get coarse steps): the diagnosis should say `the row scales differ`.
+// Wrong on the outlier and asymmetric cases, where rows' maxima differ most.
 //
 // @kbx scratch x_scale f32 [b, m]
 // @kbx scratch w_scale f32 [b, n]

@@ -12,6 +12,8 @@
 // the outputs fail on their own. The quantized input is kept under the reference's name, so the
 // first wrong stage reported should be `x_q`, with every error within one step: the rounding
 // differs.
+// The stage diff sees every x_q value that differs one step nearer zero: the diagnosis should say
+// `truncation toward zero`.
 //
 // @kbx scratch x_scale f32 [b, m]
 // @kbx scratch w_scale f32 [b, n]

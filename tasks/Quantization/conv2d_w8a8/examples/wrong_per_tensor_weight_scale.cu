@@ -3,6 +3,8 @@
 // channel. Still int8 with int32 accumulation, but on channel_ranges, where output channels
 // alternate between kernels of magnitude ~100 and ~1, the small kernels keep only a few int8
 // steps: rmse ~1.2 against the per-channel reference, over the 0.1 threshold.
+// The lens sees the error differ from output channel to channel: the diagnosis should say `the
+// channel scales differ`.
 //
 // @kbx scratch amax f32 [2]
 // @kbx launch two_absmax<<<2, 1024>>>(input, i64(nb * cin * h * w), weight, i64(cout * cin * kh * kw), amax)

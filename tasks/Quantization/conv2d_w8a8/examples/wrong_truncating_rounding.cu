@@ -19,6 +19,8 @@
 // evidence; the outputs fail on their own. The partial maxima and the scales are the reference's
 // and kept under its names, and so is the quantized input, so the first wrong stage reported
 // should be `x_q`, each of its values at most one step from the reference's.
+// The stage diff sees every x_q value that differs one step nearer zero: the diagnosis should say
+// `truncation toward zero`.
 //
 // @kbx scratch partial f32 [256]
 // @kbx scratch x_scale f32 [1]

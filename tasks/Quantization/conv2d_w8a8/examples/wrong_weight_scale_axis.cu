@@ -10,6 +10,8 @@
 // input stages are the reference's, and the quantized weight is kept under the reference's name
 // and shape (the scales, of another shape, are not), so the first wrong stage reported should be
 // `w_q`, every scratch before it being equal.
+// The lens sees the error differ from output channel to channel: the diagnosis should say `the
+// channel scales differ`.
 //
 // @kbx scratch partial f32 [256]
 // @kbx scratch x_scale f32 [1]

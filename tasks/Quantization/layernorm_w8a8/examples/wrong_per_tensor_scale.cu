@@ -4,6 +4,8 @@
 // differ and the tensor-wide steps are coarser than each row's: rmse ~0.4 against the per-row
 // reference, over the 0.1 threshold (the KernelBenchX outlier draws with affine parameters often
 // miss it too).
+// Where rows' ranges differ (large_affine) the lens sees the error differ from row to row: the
+// diagnosis should say `the row scales differ`.
 //
 // @kbx scratch row_amax f32 [rows]
 // @kbx scratch tensor_scale f32 [1]

@@ -8,6 +8,8 @@
 // past l1_relative 0.05 (0.051 to 0.089) on most outlier draws (on the plain randn rows, steps
 // ~0.03, it stays inside the thresholds). The per-row scales are the reference's and kept under
 // its name, y_scale, so no scratch buffer differs: only the output does.
+// The lens sees every error within one step of the output's own grid: the diagnosis should say `the
+// rounding mode differs`.
 //
 // @kbx scratch y_scale f32 [rows]
 // @kbx launch layernorm_q8<<<max(1, rows), 256>>>(input, weight, bias, y, y_scale, rows, d, eps)

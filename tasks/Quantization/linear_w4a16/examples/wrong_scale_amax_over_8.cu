@@ -15,6 +15,7 @@
 // reference 1.2 to 1.7) for every seed, and the perf rows (16). The scales are kept under the
 // reference's name and are all 7/8 of its (l1_relative 0.125), so the first wrong stage reported
 // should be `w_scale`.
+// The stage diff sees every w_scale 7/8 of the reference's: the diagnosis should say `(7/8)`.
 //
 // @kbx scratch w_scale f32 [n]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]

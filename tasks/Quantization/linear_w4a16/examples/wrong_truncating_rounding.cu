@@ -20,6 +20,8 @@
 // nearest either, so the source also lacks the round_to_int evidence; the outputs fail on their
 // own. The scales are the reference's and kept under its name, and so are the packed weights, so
 // the first wrong stage reported should be `w_packed`.
+// The lens sees every output error within one step: the diagnosis should say `the rounding mode
+// differs`.
 //
 // @kbx scratch w_scale f32 [n]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]

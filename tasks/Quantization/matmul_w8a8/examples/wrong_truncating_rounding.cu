@@ -6,6 +6,8 @@
 // rmse 0.1 of the reference and of the exact product (farther from the exact product than the
 // reference is). The quantized input is kept under the reference's name, so the first wrong
 // stage reported should be `x_q`, with every error within one step: the rounding differs.
+// The stage diff sees every x_q value that differs one step nearer zero: the diagnosis should say
+// `truncation toward zero`.
 //
 // @kbx scratch x_scale f32 [m]
 // @kbx scratch w_scale f32 [n]
