@@ -18,7 +18,9 @@
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
-#      again on the second's history (the reference's timings kept): what each change is worth
+#      again on the second's history (the reference's timings kept): what each change is worth;
+#      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: shard 0/8
+#      took longer than that on 2026-12-02, 5 and 7 of its 23 items done; give one run a call)
 #   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
 #      then bench/python_timing.py on TIMING_ONLY's candidates
 #   P  the Triton candidates of tests/triton/pending/ (or NEW_TRITON), five at a time
@@ -124,7 +126,7 @@ F)
 		db="$r/er_${run%_kept}.db"
 		golden=0
 		[ "$run" = host ] && golden=1
-		KBX_DB="$db" GOLDEN=$golden timeout 170 sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" --shard 0/8 \
+		KBX_DB="$db" GOLDEN=$golden timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" --shard 0/8 \
 			--compare "${run%_kept}" >"$r/er_$run.txt" 2>&1
 		el "eval_real $run rc=$?"
 		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
