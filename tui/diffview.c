@@ -59,9 +59,16 @@ static void draw(struct tui *t, void *self, struct rect area)
 		t->view_output = 0;
 	o = c->noutputs ? &c->outputs[t->view_output] : NULL;
 
-	layout_vsplit(area, 2, 1, &head, &rest);
+	/* the header: two lines, and up to three more for how the first wrong stage differs */
 	doc_init(&d);
-	report_diff_header(&d, task, c, o, head.w);
+	report_diff_header(&d, task, c, o, area.w);
+	{
+		int rows = d.n;
+
+		while (rows > 2 && !d.lines[rows - 1].len)
+			rows--;
+		layout_vsplit(area, rows < 2 ? 2 : rows > 5 ? 5 : rows, 1, &head, &rest);
+	}
 	draw_doc(head, &d, 0, -1, 0, 0);
 	doc_free(&d);
 

@@ -220,6 +220,10 @@ keys Enter
 expect "4/5 passed" "results: 4 of 5 cases passed"
 keys G d
 expect "case random_outlier . output y . WRONG 3112/4096" "d opens the diff of the failing case"
+expect "first wrong stage: x_q" "the header names the first wrong stage"
+expect "stage: 40 of 4096 values one step off" "and says how it differs"
+expect_joined "the rounding mode differs (truncation toward zero instead of rounding to the nearest?)" \
+	"in full, wrapped under it"
 expect "worst elements \(16\)" "the worst elements are listed"
 expect "\[17,127\] +2\.432 +0\.5021 +1\.93" "with coordinates, candidate, reference and error"
 expect "8x32 tiles of 4x4" "the heatmap covers the tiles"
