@@ -103,9 +103,11 @@ static void draw(struct tui *t, void *self, struct rect area)
 	doc_free(&d);
 
 	if (quant) {
+		/* the lens, with its diagnosis on top, gets most of the column; the histogram keeps 6 rows */
+		int lh = hist.h - 6 < 8 ? 8 : hist.h - 6;
 		struct rect lens;
 
-		layout_vsplit(hist, hist.h - 8, 4, &hist, &lens);
+		layout_vsplit(hist, hist.h - lh, 4, &hist, &lens);
 		doc_init(&d);
 		{
 			struct finding *f = NULL;

@@ -364,8 +364,6 @@ static void quant_figures(struct doc *d, const struct quant_result *q, int width
 		doc_newline(d);
 		return;
 	}
-	doc_wrap(d, q->hist[QB_ONE] || q->hist[QB_MORE] || q->cand_beyond ? ROLE_WARN : ROLE_PASS, q->diagnosis,
-		 width, 2);
 	if (barw < 4)
 		barw = 4;
 	for (int b = 0; b < QB_COUNT; b++)
@@ -408,6 +406,10 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 		doc_newline(d);
 		return;
 	}
+	/* the conclusion first: the box is small, and the figures below are its evidence */
+	if (o->quant.valid)
+		doc_wrap(d, o->quant.hist[QB_ONE] || o->quant.hist[QB_MORE] || o->quant.cand_beyond ? ROLE_WARN : ROLE_PASS,
+			 o->quant.diagnosis, width, 2);
 	report_metric_line(d, "cosine", o->cmp.cosine, t->tol.metric ? t->tol.cosine_sim : -1, 1, width);
 	report_metric_line(d, "l1_relative", o->cmp.l1_relative, t->tol.metric ? t->tol.l1_relative : -1, 0, width);
 	report_metric_line(d, "rmse", o->cmp.rmse, t->tol.metric ? t->tol.rmse : -1, 0, width);

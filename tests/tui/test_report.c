@@ -369,6 +369,9 @@ static void must_find_lens_figures(struct doc *d, const struct task *q, struct c
 	must_find(d, "worst row 3: 11 mean");
 	must_find(d, "per column");
 	assert_int_equal(role_at(d, "error constant"), ROLE_WARN);
+	/* the conclusion on the first line, above the metrics: the diff screen's box is small */
+	assert_int_equal(find(d, "error constant along each row"), 0);
+	assert_true(find(d, "cosine") > 0);
 	doc_clear(d);
 	memset(&c->outputs[0].quant, 0, sizeof(c->outputs[0].quant));
 }
