@@ -75,6 +75,17 @@ passed = sum(1 for i in items if i.get("exe"))
 print(f"kbx eval: {len(items)} items, {passed} pass, wall {wall:.1f} s")
 split = {k: sum(i.get(k) or 0 for i in items) for k in ("compile_s", "inputs_s", "verify_s", "timing_s")}
 print("split: " + ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in split.items()))
+# where the wall time went outside the items: before the first, between them, after the last
+starts = [(i["started"], i.get("seconds") or 0) for i in items if i.get("started") is not None]
+if starts:
+    first = min(s for s, _ in starts)
+    last = max(s + d for s, d in starts)
+    busy = sum(d for _, d in starts)
+    print(f"items: first began at {first:.1f} s, last ended at {last:.1f} s; their seconds sum to "
+          f"{busy:.1f} s, so {max(0.0, last - first - busy):.1f} s between items and "
+          f"{max(0.0, wall - last):.1f} s after the last (start-up, reports)")
+    slow = sorted(items, key=lambda i: -(i.get("seconds") or 0))[:5]
+    print("slowest items: " + ", ".join(f"{i.get('task') or i.get('id')} {i.get('seconds') or 0:.1f} s" for i in slow))
 kept = sum(i.get("ref_kept_rows") or 0 for i in items)
 print(f"reference timings kept from earlier runs (doc/timing.md): {kept} perf rows "
       f"in {sum(1 for i in items if i.get('ref_kept_rows'))} items")

@@ -19,8 +19,9 @@
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
 #      again on the second's history (the reference's timings kept): what each change is worth;
-#      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: shard 0/8
-#      took longer than that on 2026-12-02, 5 and 7 of its 23 items done; give one run a call)
+#      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: on
+#      2026-12-02 shard 0/8's 23 items took longer, 5 done with --compare host, 18 with gpu),
+#      SHARD= another slice than 0/8
 #   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
 #      then bench/python_timing.py on TIMING_ONLY's candidates
 #   P  the Triton candidates of tests/triton/pending/ (or NEW_TRITON), five at a time
@@ -122,14 +123,16 @@ E)
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30
 	;;
 F)
+	# the golden sweep of the same tasks once, after the first run; gpu_kept reuses gpu's history
+	# (its reference timings kept), so it must follow gpu in RUNS
+	golden=1
 	for run in ${RUNS:-host gpu gpu_kept}; do
 		db="$r/er_${run%_kept}.db"
-		golden=0
-		[ "$run" = host ] && golden=1
-		KBX_DB="$db" GOLDEN=$golden timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" --shard 0/8 \
-			--compare "${run%_kept}" >"$r/er_$run.txt" 2>&1
+		KBX_DB="$db" GOLDEN=$golden timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" \
+			--shard "${SHARD:-0/8}" --compare "${run%_kept}" >"$r/er_$run.txt" 2>&1
 		el "eval_real $run rc=$?"
-		grep -E '^(kbx eval|split|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
+		grep -E '^(kbx eval|split|items|slowest|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
+		golden=0
 	done
 	;;
 P)

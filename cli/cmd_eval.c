@@ -122,6 +122,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	double t0 = now_seconds();
 
 	out->id = xstrdup(item->id);
+	out->started = t0 - ctx->t0;
 	memcpy(out->sha, item->sha, sizeof(out->sha));
 	out->device = ctx->gpus[worker];
 	out->speedup_golden = out->speedup_ref = -1;

@@ -58,6 +58,8 @@ struct eval_record {
 	int device;             /* the worker (GPU ordinal) that ran it */
 	int ref_kept_rows;      /* perf rows whose reference timing was kept from before (reftime.h) */
 	double seconds;
+	double started;         /* when the item began, in seconds from the evaluation's start (its
+	                         * gaps and start-up show beside the items); < 0 when unknown */
 	/* the worker's split of its time (run_summary); 0 when unknown (items that never reached
 	 * a worker, records from before the split) */
 	struct time_split split;
