@@ -8,7 +8,8 @@
 # seconds per category for both.
 # usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options, e.g. --shard 0/2]
 # Environment: KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips
-# the golden sweep (a shard's second half, say).
+# the golden sweep (a shard's second half, say); GOLDEN_GPUS=0,1,... spreads it over those GPUs,
+# as `--gpus 0,1,...` among the options spreads kbx eval's items (compare like with like).
 # KBX_DB (default OUT/history.db): the history whose kept reference timings the evaluation may
 # use (doc/timing.md); point it at a sweep's (bench/sweep.sh OUT/history.db) to reuse those.
 set -eu
@@ -54,7 +55,7 @@ eval_wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv
 echo "eval_real: kbx eval in $eval_wall s"
 if [ "${GOLDEN:-1}" = 1 ]; then
 	python3 "$here/golden_sweep.py" --kernelbenchx "$kbx_dir" --only "$(paste -sd, "$out/tasks.txt")" \
-		--out "$out/golden.json" >"$out/golden.txt" 2>&1 || true
+		${GOLDEN_GPUS:+--gpus "$GOLDEN_GPUS"} --out "$out/golden.json" >"$out/golden.txt" 2>&1 || true
 	tail -n 1 "$out/golden.txt"
 fi
 python3 - "$out" "$eval_wall" <<'PY' | tee "$out/report.txt"

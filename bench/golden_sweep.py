@@ -4,7 +4,7 @@ golden timings were taken, to set next to a kbx evaluation of the same tasks on 
 (bench/eval_real.sh, issue 20).
 
 usage: bench/golden_sweep.py --kernelbenchx DIR [--only Cat/name,...] [--warmup MS] [--rep MS]
-                             [--out FILE] [--list]
+                             [--gpus 0,1,...] [--out FILE] [--list]
 
 DIR is a KernelBenchX tree: DIR/tasks/<Category>/<name>.py (the PyTorch function above the line
 of '#' that starts its test code) and DIR/perf/<name>_perf.py (the perf workload: a
@@ -16,13 +16,19 @@ part), and every input is timed by triton.testing.do_bench(warmup, rep) (25 and 
 default), median. One line per task as it ends (rows, seconds); then the wall time, per
 category and in all. --list prints the tasks it would time without torch.
 
+--gpus 0,1,... deals the tasks round-robin to one sweep per GPU (each a child process with
+CUDA_VISIBLE_DEVICES set to its GPU), all at once, as `kbx eval --gpus` deals its items: the wall
+time is the parallel phase's. A GPU whose sweep dies leaves its tasks with that as their error.
+
 --out FILE writes {"wall_s", "tasks": {"Cat/name": {"seconds", "rows": [ms, ...], "error"}}}.
 """
 import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -99,12 +105,51 @@ def time_task(torch, triton, tid, task_file, perf_file, warmup, rep):
     return rows
 
 
+def sweep_on_gpus(args, tasks, gpus):
+    """One child sweep per GPU on every len(gpus)-th task, at once; their results merged."""
+    start = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        children = []
+        for k, g in enumerate(gpus):
+            mine = [tid for tid, _, _ in tasks[k::len(gpus)]]
+            if not mine:
+                continue
+            out = os.path.join(tmp, f"gpu{k}.json")
+            cmd = [sys.executable, os.path.abspath(__file__), "--kernelbenchx", args.kernelbenchx,
+                   "--only", ",".join(mine), "--warmup", str(args.warmup), "--rep", str(args.rep), "--out", out]
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=g)
+            err = open(os.path.join(tmp, f"gpu{k}.err"), "w+")
+            children.append((g, mine, out, err, subprocess.Popen(cmd, env=env, stderr=err)))
+        result = {}
+        for g, mine, out, err, proc in children:
+            rc = proc.wait()
+            got = {}
+            if os.path.exists(out):
+                with open(out) as fh:
+                    got = json.load(fh)["tasks"]
+            err.seek(0)
+            last = (err.read().strip().splitlines() or [f"exit status {rc}"])[-1]
+            err.close()
+            for tid in mine:
+                result[tid] = got.get(tid) or {"rows": [], "seconds": 0.0,
+                                               "error": f"the sweep on GPU {g} ended without it: {last[:200]}"}
+    wall = time.time() - start
+    failed = sum(1 for e in result.values() if e["error"])
+    print(f"golden sweep: {len(result)} tasks ({failed} failed) on {len(gpus)} GPUs in {wall:.1f} s")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump({"wall_s": wall, "warmup_ms": args.warmup, "rep_ms": args.rep, "gpus": gpus, "tasks": result},
+                      fh, indent=1)
+    return 0 if len(result) == len(tasks) else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernelbenchx", required=True)
     ap.add_argument("--only", help="Cat/name or name, comma-separated")
     ap.add_argument("--warmup", type=float, default=25)
     ap.add_argument("--rep", type=float, default=100)
+    ap.add_argument("--gpus", help="GPU ordinals, comma-separated: one sweep on each, at once")
     ap.add_argument("--out")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
@@ -115,6 +160,11 @@ def main():
             print(tid)
         print(f"{len(tasks)} tasks")
         return 0
+    if args.gpus:
+        gpus = args.gpus.split(",")
+        if not all(g.isdigit() for g in gpus) or len(set(gpus)) != len(gpus):
+            ap.error(f"--gpus {args.gpus}: expected distinct GPU ordinals such as 0,1")
+        return sweep_on_gpus(args, tasks, gpus)
     import torch
     import triton
     import triton.testing
