@@ -21,7 +21,8 @@
 #      again on the second's history (the reference's timings kept): what each change is worth;
 #      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: on
 #      2026-12-02 shard 0/8's 23 items took longer, 5 done with --compare host, 18 with gpu),
-#      SHARD= another slice than 0/8
+#      SHARD= another slice than 0/8 (0/1: all), GPUS=0,1,... for a machine of several GPUs (kbx
+#      eval's items and the golden sweep's tasks spread over them alike)
 #   G  a short re-check: the Triton set's eval beside tools/crosscheck.py --perf of ONLY's tasks,
 #      then bench/python_timing.py on TIMING_ONLY's candidates
 #   P  the Triton candidates of tests/triton/pending/ (or NEW_TRITON), five at a time
@@ -128,8 +129,9 @@ F)
 	golden=1
 	for run in ${RUNS:-host gpu gpu_kept}; do
 		db="$r/er_${run%_kept}.db"
-		KBX_DB="$db" GOLDEN=$golden timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$run" \
-			--shard "${SHARD:-0/8}" --compare "${run%_kept}" >"$r/er_$run.txt" 2>&1
+		KBX_DB="$db" GOLDEN=$golden GOLDEN_GPUS="${GPUS:-}" timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh \
+			"$kbx" "$ref" "$r/er_$run" --shard "${SHARD:-0/8}" --compare "${run%_kept}" ${GPUS:+--gpus "$GPUS"} \
+			>"$r/er_$run.txt" 2>&1
 		el "eval_real $run rc=$?"
 		grep -E '^(kbx eval|split|items|slowest|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
 		golden=0
