@@ -29,7 +29,9 @@ source a call ran has its final verdict. Re-runs start until --rerun-budget seco
 `#` comments): those not run or failed in an earlier --out, say.
 --compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
 get the announced verdict, and their verdicts and messages, case by case and row by row, must be
-equal (tests/gpu/compare.sh's rule, over the whole catalogue).
+equal (tests/gpu/compare.sh's rule, over the whole catalogue). --no-perf runs the cases alone
+(every task, those without perf rows too; each source held to its `expect`; no adversarial
+kernel): with --compare-both, the two paths on every case of the catalogue in one short call.
 
 Output: one line per source as it finishes, then a table of the failures (source, expected, got,
 message), the passing sources whose slowest timed call took over 5 s, and a summary line; exit 1
@@ -67,8 +69,9 @@ def header(path, key):
     return None
 
 
-def task_sources(tasks, only, bound_only):
-    """(task id, file, expected verdict, because regex, extra args) of the catalogue."""
+def task_sources(tasks, only, bound_only, cases_only=False):
+    """(task id, file, expected verdict, because regex, extra args) of the catalogue; cases_only:
+    every task, and each source's verdict at the cases (`expect`)."""
     out = []
     for ini in sorted(glob.glob(os.path.join(tasks, "*", "*", "task.ini"))):
         tdir = os.path.dirname(ini)
@@ -77,7 +80,7 @@ def task_sources(tasks, only, bound_only):
             continue
         with open(ini, errors="replace") as fh:
             text = fh.read()
-        if "[perf]" not in text:
+        if "[perf]" not in text and not cases_only:
             continue
         if bound_only and "[tolerance.perf]" not in text:
             continue
@@ -85,7 +88,7 @@ def task_sources(tasks, only, bound_only):
         for ex in sorted(glob.glob(os.path.join(tdir, "examples", "*.cu"))):
             # `// @kbx perf_expect VERDICT: why` overrides `expect` for a run over every perf row:
             # a correct kernel too slow for kbx's launch limit at the largest rows (its cases pass)
-            want = header(ex, "perf_expect") or header(ex, "expect")
+            want = (None if cases_only else header(ex, "perf_expect")) or header(ex, "expect")
             if want:
                 out.append((tid, ex, want.split()[0].rstrip(":"), None, []))
     return out
@@ -187,6 +190,8 @@ def run_once(args, item, gpu, more):
     """One kbx run of the source: (result dict, its JSON document or None)."""
     tid, path, want, because, extra = item
     cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"] + more
+    if args.no_perf:
+        cmd.append("--no-perf")
     if args.rows and "--rows" not in extra:
         cmd += ["--rows", str(args.rows)]
     if args.launch_timeout and "--launch-timeout" not in extra:
@@ -235,6 +240,9 @@ def main():
     ap.add_argument("--rerun-budget", type=float, default=150,
                     help="seconds after --budget in which sources that timed out or ran out of memory beside "
                          "other jobs may start again alone")
+    ap.add_argument("--no-perf", action="store_true",
+                    help="the cases only (kbx run --no-perf), every task, no adversarial kernel (their cheats "
+                         "need the timed rows)")
     ap.add_argument("--compare-both", action="store_true",
                     help="run each source with --compare host and --compare gpu: both as announced, reports equal")
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
@@ -245,8 +253,8 @@ def main():
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         ap.error(f"bad --shard '{args.shard}': expected I/N with 1 <= I <= N")
 
-    items = task_sources(args.tasks, args.only, args.bound_only)
-    if not args.no_adversarial and not args.bound_only:
+    items = task_sources(args.tasks, args.only, args.bound_only, args.no_perf)
+    if not args.no_adversarial and not args.bound_only and not args.no_perf:
         items += adversarial_sources(srcdir, args.only)
     if args.sources:
         with open(args.sources) as fh:

@@ -81,6 +81,12 @@ esac
 printf '{"verdict":"%s","summary":{"message":"%s"},"perf":[]}\n' "$verdict" "$msg"
 EOF_FAKE
 chmod +x "$tmp/fakekbx"
+# a stand-in that only notes its arguments and passes
+printf '#!/bin/sh
+echo "$*" >>"%s/args"
+echo %s
+' "$tmp" "'{\"verdict\":\"pass\",\"summary\":{\"message\":\"\"},\"perf\":[]}'" >"$tmp/argkbx"
+chmod +x "$tmp/argkbx"
 SLOW=$slow BIG=$big expect 0 "perf_check --jobs 3: a timeout or out-of-memory beside other jobs is run again alone" -- \
 	python3 "$pc" --kbx "$tmp/fakekbx" --jobs 3 --sources "$tmp/six" --timeout 20 --out "$tmp/pc.json"
 contains "$tmp/out" "^\.\.\.\. $slow: got timeout beside other jobs" "says it runs it again"
@@ -92,4 +98,15 @@ SLOW=$slow BIG=$big expect 1 "perf_check: no re-run after --budget + --rerun-bud
 	python3 "$pc" --kbx "$tmp/fakekbx" --jobs 3 --sources "$tmp/six" --timeout 20 --budget 0.3 --rerun-budget 0.01
 contains "$tmp/out" "^shard 1/1: 1 ok, 2 FAIL, 3 not run" "the timeout and the out-of-memory stand, the rest not run"
 expect 0 "perf_check --list --compare-both" -- python3 "$pc" --kbx "$kbx" --list --compare-both --only Activation/gelu
+# --no-perf: the cases alone, every task, each source held to its `expect`, no adversarial kernel
+expect 0 "perf_check --list --no-perf" -- python3 "$pc" --kbx "$kbx" --list --no-perf
+contains "$tmp/out" "^LinearAlgebra/qr +pass +([^ ]*/)?tasks/LinearAlgebra/qr/examples/pass_f32_householder_block.cu" \
+	"an example that times out at perf sizes is held to its cases' verdict"
+lacks "$tmp/out" "tests/adversarial/" "no adversarial kernel"
+grep "^[A-Z]" "$tmp/out" | awk '{ print $1 }' | sort -u >"$tmp/np_tasks"
+ls "$srcdir"/tasks/*/*/task.ini | awk -F/ '{ print $(NF - 2) "/" $(NF - 1) }' | sort -u >"$tmp/all_tasks"
+if cmp -s "$tmp/np_tasks" "$tmp/all_tasks"; then ok "every task of the catalogue, with perf rows or not"; else no "every task of the catalogue"; diff "$tmp/np_tasks" "$tmp/all_tasks" | head -5 | sed 's/^/# /'; fi
+head -2 "$tmp/six" >"$tmp/two"
+expect 0 "perf_check --no-perf runs kbx run --no-perf" -- python3 "$pc" --kbx "$tmp/argkbx" --no-perf --sources "$tmp/two"
+contains "$tmp/args" "--no-perf" "passes --no-perf to kbx run"
 exit $fail
