@@ -51,16 +51,11 @@ PY
 	case $stage in
 	BAD*) got="$got (${stage#BAD })"; msg="$msg" ;;
 	esac
-	if [ "$got" = "$2" ]; then
-		echo "ok   $3 $id: $got${stage:+ (${stage#ok })}"
-	else
-		echo "FAIL $3 $id: got $got, expected $2: $msg"
-		fail=1
-	fi
 	# what a wrong source's first failing case says (its first wrong stage and the quantization
 	# lens's diagnosis of each output), indented under its line, for the reader's triage; with
 	# KBX_TRIAGE_ALL=1 every failing case's
-	[ "$got" = wrong ] && python3 - "$tmp/out.json" "${KBX_TRIAGE_ALL:-0}" <<'PY' 2>/dev/null
+	triage=
+	[ "$got" = wrong ] && triage=$(python3 - "$tmp/out.json" "${KBX_TRIAGE_ALL:-0}" <<'PY' 2>/dev/null
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = [c for c in d.get("cases", []) if c["verdict"] != "pass"]
@@ -74,6 +69,16 @@ for k, c in enumerate(bad if sys.argv[2] == "1" else bad[:1]):
             line += f"; {o.get('arg', '?')}: {q}"
     print(line)
 PY
+)
+	if [ "$got" = "$2" ]; then
+		line="ok   $3 $id: $got${stage:+ (${stage#ok })}"
+	else
+		line="FAIL $3 $id: got $got, expected $2: $msg"
+		fail=1
+	fi
+	# one write, so that tasks checked side by side (tests/gpu/gpu.sh) keep a source's lines together
+	printf '%s\n%s' "$line" "${triage:+$triage
+}"
 	return 0
 }
 check "$dir/reference.cu" pass reference

@@ -14,7 +14,9 @@ fail=0
 ls "$srcdir"/tasks/*/*/task.ini | xargs -n 1 dirname | xargs -P "${KBX_GPU_JOBS:-1}" -n 1 sh "$srcdir/tests/gpu/check_task.sh" "$kbx" \
 	2>&1 | tee "$tmp/tasks.log" | sed -u 's/^/# /'
 echo "# ---- by task"
-sort -k3 "$tmp/tasks.log"
+# a source's triage lines (indented) travel with it through the sort
+awk 'BEGIN { ORS = "" } /^       / { print "\037" $0; next } { if (NR > 1) print "\n"; print } END { print "\n" }' \
+	"$tmp/tasks.log" | sort -k3 | tr '\037' '\n'
 grep -q '^FAIL' "$tmp/tasks.log" && fail=1
 
 exit $fail
