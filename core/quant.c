@@ -465,7 +465,12 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 			 "(%llu left out: a scale of 0 or a NaN/Inf)", r->skipped);
 		return;
 	}
-	if (r->has_saturation && r->cand_beyond) {
+	/* Past the range, unless the steps do not follow the scales: a coarser grid (one scale per
+	 * tensor) rounds a row's largest values past its own range by part of a coarse step, which
+	 * is that coarser scale and not a missing clamp (layernorm_w8a8's per-tensor example); a
+	 * missing clamp on the reference's own steps is nearer the exact result than the clamped
+	 * values are, so it does not look like steps that do not follow. */
+	if (r->has_saturation && r->cand_beyond && !not_following(rf) && !not_following(cf)) {
 		if (!r->cand_at_end)
 			snprintf(r->diagnosis, sizeof(r->diagnosis), "no value clamped: %llu beyond [%g, %g] where the "
 				 "reference holds %llu at the ends: saturation missing", r->cand_beyond, r->qmin, r->qmax,

@@ -494,6 +494,70 @@ static void test_gemm_per_tensor_against_exact(void **state)
 	}
 }
 
+/* A quantized output per row (layernorm_w8a8's): rows whose ranges differ 16-fold, each row's
+ * largest value placed so that a tensor-wide grid rounds it up past the row's own range. One
+ * scale for the tensor then puts values "beyond [-127, 127]" in the reference's steps, which is
+ * the coarser scale, not a missing clamp; a missing clamp on the reference's own (static) steps
+ * is still called one. */
+static void test_overshoot_is_not_a_missing_clamp(void **state)
+{
+	enum { LR = 32, LC = 64 };
+	static double rs[LR], step[LR * LC], ref[LR * LC], cand[LR * LC], exact[LR * LC];
+	struct quant_scale sc[1] = { { "y_scale", rs, LR } };
+	size_t shape[2] = { LR, LC };
+	struct quant_spec spec;
+	struct quant_result r;
+	double st;
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(quant_spec_set(&spec, "output", "y", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "step", "y_scale(0)", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "rows", "0 : row", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "columns", "1 : column", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "range", "-127, 127", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "quantized", "1", "test"), KBX_OK);
+	assert_int_equal(quant_spec_check(&spec, "test"), KBX_OK);
+	rng_state = 21;
+	st = 16.0 / 127;                        /* the tensor-wide step: the largest row's max is 16 */
+	for (int i = 0; i < LR; i++) {
+		/* row maxima from 16 down to 1, each (k + 0.6) tensor-wide steps: it rounds up */
+		double amax = i ? (floor((1 + 15.0 * (LR - 1 - i) / (LR - 1)) / st) + 0.6) * st : 16;
+
+		rs[i] = amax / 127;
+		for (int j = 0; j < LC; j++) {
+			double z = j ? amax * (2 * urand() - 1) : amax;
+
+			exact[i * LC + j] = z;
+			ref[i * LC + j] = nearbyint(z / rs[i]) * rs[i];
+			cand[i * LC + j] = nearbyint(z / st) * st;
+		}
+	}
+	assert_int_equal(quant_step_fill(&spec, shape, 2, sc, 1, step), KBX_OK);
+	quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+	if (getenv("KBX_TEST_VERBOSE"))
+		fprintf(stderr, "per tensor, overshooting: %s\n", r.diagnosis);
+	assert_true(r.cand_beyond > 0);         /* the overshoot is there ... */
+	assert_null(strstr(r.diagnosis, "saturation missing"));  /* ... and not called a missing clamp */
+	assert_non_null(strstr(r.diagnosis, "do not follow each row's range"));
+
+	/* the reference's own steps, static, with values past its range: clamped by the reference,
+	 * not by the candidate */
+	for (int i = 0; i < LR; i++)
+		for (int j = 0; j < LC; j++) {
+			double z = exact[i * LC + j] * (j % 8 ? 1 : 1.2), q = nearbyint(z / rs[i]);
+
+			exact[i * LC + j] = z;
+			ref[i * LC + j] = fmax(-127, fmin(127, q)) * rs[i];
+			cand[i * LC + j] = q * rs[i];
+		}
+	quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+	if (getenv("KBX_TEST_VERBOSE"))
+		fprintf(stderr, "missing clamp: %s\n", r.diagnosis);
+	assert_true(r.cand_beyond > 0);
+	assert_non_null(strstr(r.diagnosis, "saturation missing"));
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -562,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_profile_cells),
 		cmocka_unit_test(test_gemm_per_tensor_against_exact),
+		cmocka_unit_test(test_overshoot_is_not_a_missing_clamp),
 		cmocka_unit_test(test_json_round_trip),
 	};
 
