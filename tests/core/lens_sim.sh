@@ -1,0 +1,54 @@
+#!/bin/sh
+# The quantization lens on realistic errors without a GPU (issue 21): bench/lens_sim models three
+# Quantization tasks' kernels in f32 C on kbx's own inputs and runs kbx's comparison and lens on
+# them. These lines are what kbx printed on an H200 (2026-12-02) for the first failing case of
+# five wrong examples; the model gives them digit for digit, so a change to the lens or the
+# inputs that moves them shows here. Then what the lens says of layernorm_w8a8's per-tensor
+# scale on its later cases (a coarser grid, not a missing clamp).
+builddir=${KBX_BUILDDIR:-.}
+srcdir=${KBX_SRCDIR:-.}
+sim="$builddir/bench/lens_sim"
+[ -x "$sim" ] || { echo "SKIP: no $sim"; exit 77; }
+export KBX_TASKS="${KBX_TASKS:-$srcdir/tasks}"
+fail=0
+n=0
+first_fail() {  # TASK CAND CASE LINE: the first failing case and its diagnosis
+	n=$((n + 1))
+	got=$("$sim" "$1" "$2" 0 2>&1 | grep -A1 ' FAIL ' | head -2)
+	case_line=$(echo "$got" | head -1)
+	lens=$(echo "$got" | sed -n 's/^    lens: //p')
+	if [ "${case_line%% *}" = "$3" ] && [ "$lens" = "$4" ]; then
+		echo "ok $n - $1 $2: $3"
+	else
+		echo "not ok $n - $1 $2: wanted $3: $4"
+		echo "# got: $got"
+		fail=1
+	fi
+}
+first_fail matmul_w8a8 per_tensor random_standard_32x256x128 "error against the exact result grows as the reference's row scale shrinks (log-log slope -0.56 +- 0.14 over 32 rows): the steps do not follow each row's range: one scale for the whole tensor, or scales of another axis"
+first_fail bmm_w8a8 per_batch_input corner_asymmetric_scale "error against the exact result grows as the reference's row scale shrinks (log-log slope -0.81 +- 0.24 over 16 rows): the steps do not follow each row's range: one scale for the whole tensor, or scales of another axis"
+first_fail bmm_w8a8 per_tensor corner_asymmetric_scale "errors of up to 815 steps (mean 201) spread evenly over rows and columns: quantized differently everywhere (another scale rule, no quantization, or another accumulation)"
+first_fail layernorm_w8a8 per_tensor corner_extreme_affine "errors of up to 1.4 steps (mean 0.28) spread evenly over rows and columns: quantized differently everywhere (another scale rule, no quantization, or another accumulation)"
+first_fail layernorm_w8a8 trunc corner_extreme_affine "all errors within one step (3 of 8 off by up to one, none more): the rounding mode differs"
+
+# layernorm_w8a8's per-tensor scale on large_affine: its largest values land past their rows'
+# own range on the coarser grid, and the lens names the scale, not a missing clamp
+n=$((n + 1))
+got=$("$sim" layernorm_w8a8 per_tensor 0 large_affine 2>&1)
+if echo "$got" | grep -q "do not follow each row's range" && ! echo "$got" | grep -q "saturation missing"; then
+	echo "ok $n - layernorm_w8a8 per_tensor large_affine: the steps do not follow, no missing clamp"
+else
+	echo "not ok $n - layernorm_w8a8 per_tensor large_affine"
+	echo "$got" | sed 's/^/# /'
+	fail=1
+fi
+# the reference against itself: exact everywhere
+n=$((n + 1))
+if "$sim" bmm_w8a8 ref 0 2>&1 | grep 'lens:' | grep -vq 'every value exact\|no lens\|no element has a quantization step'; then
+	echo "not ok $n - bmm_w8a8's modelled reference is not exact against itself"
+	fail=1
+else
+	echo "ok $n - bmm_w8a8's modelled reference is exact against itself"
+fi
+echo "1..$n"
+exit $fail
