@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "stats.h"
 #include "util.h"
 
 /*
@@ -301,16 +302,9 @@ static void cal_log(struct cal *c, const char *fmt, ...)
 	c->progress->log(c->progress->ctx, line);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), stats_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

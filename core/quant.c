@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "quant.h"
+#include "stats.h"
 #include "util.h"
 
 /* |error| / step this far past 1/2 or 1 still counts in the lower bin: a difference of exactly one
@@ -359,13 +360,6 @@ static void acc_add(struct entry_acc *a, double err, double step, double cand, d
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void profile_finish(struct quant_profile *p, const char *name, const struct entry_acc *acc, size_t n)
 {
 	double *means = xcalloc(n ? n : 1, sizeof(double)), msum = 0, msq = 0, wsum = 0;
@@ -423,7 +417,7 @@ static void profile_finish(struct quant_profile *p, const char *name, const stru
 	if (used) {
 		double avg = msum / (double)used, var = msq / (double)used - avg * avg;
 
-		qsort(means, used, sizeof(double), cmp_double);
+		qsort(means, used, sizeof(double), stats_cmp_double);
 		p->median_mean = used % 2 ? means[used / 2] : (means[used / 2 - 1] + means[used / 2]) / 2;
 		p->spread = avg > 0 ? sqrt(var > 0 ? var : 0) / avg : 0;
 	}

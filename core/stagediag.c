@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "stats.h"
+
 /* Distinct values are counted (a sort) only up to this many elements: scale buffers are small,
  * and a stage diff of a large work buffer should not take seconds. */
 #define DISTINCT_MAX ((size_t)1 << 20)
@@ -75,8 +77,7 @@ static int range_line(enum dtype dt, const void *cand, const void *ref, size_t n
 	size_t i, at_c = 0, at_r = 0, beyond = 0;
 
 	for (i = 0; i < n; i++)
-		if (fabs(dtype_get(dt, ref, i, 0)) > top)
-			top = fabs(dtype_get(dt, ref, i, 0));
+		top = fmax(top, fabs(dtype_get(dt, ref, i, 0)));
 	if (top == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -138,13 +139,6 @@ static double constant_ratio(enum dtype dt, const void *cand, const void *ref, s
 	return k;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Distinct values of a buffer (NaNs count as one); 0 when too large to count. */
 static size_t distinct(enum dtype dt, const void *base, size_t n)
 {
@@ -164,7 +158,7 @@ static size_t distinct(enum dtype dt, const void *base, size_t n)
 		else
 			v[k++] = x;
 	}
-	qsort(v, k, sizeof(*v), cmp_double);
+	qsort(v, k, sizeof(*v), stats_cmp_double);
 	n = k;
 	for (i = k = 0; i < n; i++)
 		k += !i || v[i] != v[i - 1];

@@ -6,8 +6,7 @@
 
 #include "util.h"
 
-/* NaN sorts last so that qsort sees a consistent order whatever the samples hold. */
-static int cmp_double(const void *pa, const void *pb)
+int stats_cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
 
@@ -48,7 +47,7 @@ void stats_summarize(const double *xs, int n, struct sample_stats *out)
 	}
 	s = xmalloc((size_t)n * sizeof(*s));
 	memcpy(s, xs, (size_t)n * sizeof(*s));
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	qsort(s, (size_t)n, sizeof(*s), stats_cmp_double);
 	out->median = stats_quantile_sorted(s, n, 0.5);
 	out->p20 = stats_quantile_sorted(s, n, 0.2);
 	out->p80 = stats_quantile_sorted(s, n, 0.8);
@@ -108,7 +107,7 @@ double stats_ks_uniform(const double *xs, size_t n, double *p_value)
 	}
 	s = xmalloc(n * sizeof(*s));
 	memcpy(s, xs, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), stats_cmp_double);
 	if (isnan(s[n - 1])) {
 		/* A NaN is no draw from U(0, 1) at all. */
 		free(s);

@@ -19,6 +19,8 @@ struct sample_stats {
 void stats_summarize(const double *xs, int n, struct sample_stats *out);
 /* q clamped to [0, 1]; NaN when n <= 0. */
 double stats_quantile_sorted(const double *sorted, int n, double q);
+/* qsort's comparison of doubles, ascending, NaN last (a consistent order whatever they hold). */
+int stats_cmp_double(const void *a, const void *b);
 
 /* Kolmogorov-Smirnov statistic D of samples against U(0, 1) (exact, over the sorted samples;
  * values outside [0, 1] count as 0 or 1), and, when p_value is not NULL, its asymptotic p-value
