@@ -133,14 +133,18 @@ def sweep_on_gpus(args, tasks, gpus):
             for tid in mine:
                 result[tid] = got.get(tid) or {"rows": [], "seconds": 0.0,
                                                "error": f"the sweep on GPU {g} ended without it: {last[:200]}"}
-    wall = time.time() - start
+    report(args, result, time.time() - start, f" on {len(gpus)} GPUs", {"gpus": gpus})
+    return 0 if len(result) == len(tasks) else 1
+
+
+def report(args, result, wall, where="", more=None):
+    """The summary line, and --out's file."""
     failed = sum(1 for e in result.values() if e["error"])
-    print(f"golden sweep: {len(result)} tasks ({failed} failed) on {len(gpus)} GPUs in {wall:.1f} s")
+    print(f"golden sweep: {len(result)} tasks ({failed} failed){where} in {wall:.1f} s")
     if args.out:
         with open(args.out, "w") as fh:
-            json.dump({"wall_s": wall, "warmup_ms": args.warmup, "rep_ms": args.rep, "gpus": gpus, "tasks": result},
+            json.dump({"wall_s": wall, "warmup_ms": args.warmup, "rep_ms": args.rep, **(more or {}), "tasks": result},
                       fh, indent=1)
-    return 0 if len(result) == len(tasks) else 1
 
 
 def main():
@@ -189,12 +193,7 @@ def main():
     wall = time.time() - start
     for cat in sorted(per_cat):
         print(f"category {cat:20s} {per_cat[cat]:8.1f} s")
-    failed = sum(1 for e in result.values() if e["error"])
-    print(f"golden sweep: {len(result)} tasks ({failed} failed) in {wall:.1f} s")
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump({"wall_s": wall, "warmup_ms": args.warmup, "rep_ms": args.rep, "tasks": result}, fh,
-                      indent=1)
+    report(args, result, wall)
     return 0
 
 
