@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/dense.h"
+#include "core/expr.h"
 #include "core/util.h"
 #include "core/verify.h"
 
@@ -37,27 +38,34 @@ struct problem_set {
 	void *in[4], *cand[4], *ref[4];
 };
 
-static void add(struct problem_set *s, const char *name, enum arg_dir dir, int ndim, long long d0, long long d1)
+static void add_typed(struct problem_set *s, const char *name, enum arg_dir dir, enum dtype dt, int ndim, long long d0,
+		      long long d1)
 {
 	int i = s->t.nargs++;
 	struct problem_buf *b = &s->bufs[i];
+	size_t elem = dt == DT_C64 ? 2 * sizeof(float) : sizeof(float);
 
 	s->args[i].name = (char *)name;
 	s->args[i].dir = dir;
-	s->args[i].dtype = DT_F32;
+	s->args[i].dtype = dt;
 	b->arg = &s->args[i];
 	b->ndim = ndim;
 	b->shape[0] = d0;
 	b->shape[1] = d1;
 	b->numel = (size_t)(ndim == 2 ? d0 * d1 : d0);
-	b->bytes = b->numel * sizeof(float);
+	b->bytes = b->numel * elem;
 	s->p.nbufs = s->t.nargs;
 	if (dir == ARG_IN) {
-		s->in[i] = xcalloc(b->numel + 1, sizeof(float));
+		s->in[i] = xcalloc(b->numel + 1, elem);
 	} else {
-		s->cand[i] = xcalloc(b->numel + 1, sizeof(float));
+		s->cand[i] = xcalloc(b->numel + 1, elem);
 		s->ref[i] = s->cand[i];
 	}
+}
+
+static void add(struct problem_set *s, const char *name, enum arg_dir dir, int ndim, long long d0, long long d1)
+{
+	add_typed(s, name, dir, DT_F32, ndim, d0, d1);
 }
 
 static void param(struct problem_set *s, const char *k, const char *v)
@@ -86,7 +94,7 @@ int main(int argc, char **argv)
 	int k, count = argc > 1 ? argc - 1 : 3;
 
 	for (k = 0; k < count; k++) {
-		struct problem_set qr = { 0 }, svd = { 0 };
+		struct problem_set qr = { 0 }, svd = { 0 }, eig = { 0 };
 		double *v, *qd, *rd, *ad, vv = 0;
 		float *a, *q, *r, *s, *vh;
 		long long i, j;
@@ -162,12 +170,44 @@ int main(int argc, char **argv)
 				((float *)svd.in[0])[i * n + j] = q[i * n + j] * s[j];
 		}
 		time_check(&svd, "svd", n);
+
+		/* eig: A = Q D Q (Q the symmetric Householder reflection above, D distinct values), so
+		 * Q's columns are its eigenvectors, as complex64 with zero imaginary parts */
+		eig.t.args = eig.args;
+		eig.t.verifier_params = eig.vp;
+		eig.t.ini_path = "bench.ini";
+		eig.p.bufs = eig.bufs;
+		add(&eig, "a", ARG_IN, 2, n, n);
+		add_typed(&eig, "w", ARG_OUT, DT_C64, 1, n, 0);
+		add_typed(&eig, "v", ARG_OUT, DT_C64, 2, n, n);
+		param(&eig, "property", "eig");
+		param(&eig, "tol", "1.6e-7 * max(n, 64)");
+		param(&eig, "input", "a");
+		param(&eig, "values", "w");
+		param(&eig, "vectors", "v");
+		expr_env_set_int(&eig.p.env, "n", n);
+		for (i = 0; i < n; i++) {
+			((float *)eig.cand[1])[2 * i] = (float)(1.0 + (double)i / (double)n);
+			for (j = 0; j < n; j++) {
+				double aij = 0;
+				long long l;
+
+				((float *)eig.cand[2])[2 * (i * n + j)] = q[i * n + j];
+				for (l = 0; l < n; l++)
+					aij += (double)q[i * n + l] * (1.0 + (double)l / (double)n) * q[l * n + j];
+				((float *)eig.in[0])[i * n + j] = (float)aij;
+			}
+		}
+		time_check(&eig, "eig", n);
 		for (i = 0; i < 4; i++) {
 			free(qr.in[i]);
 			free(qr.cand[i]);
 			free(svd.in[i]);
 			free(svd.cand[i]);
+			free(eig.in[i]);
+			free(eig.cand[i]);
 		}
+		expr_env_free(&eig.p.env);
 		free(v);
 	}
 	return 0;

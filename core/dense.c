@@ -3,6 +3,8 @@
  */
 #include "dense.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +130,188 @@ void dense_gram_cols(double *c, const double *a, long long m, long long n)
 
 	dense_matmul(c, t, a, n, m, n);
 	free(t);
+}
+
+/* ---- how independent a complex matrix's columns are (dense_min_pivot) ----------------------
+ *
+ * Modified Gram-Schmidt with column pivoting. Step k takes the remaining column with the largest
+ * norm relative to its length as q_k (thread 0, between two barriers), then every column after it
+ * is orthogonalized against q_k and its remaining norm taken in the same pass (all threads, taking
+ * blocks of PIVOT_BLOCK columns from a shared counter, so a thread that could not be started only
+ * leaves more blocks to the others). The norms are computed, never downdated: the result is the
+ * serial algorithm's, bit for bit, whatever the number of threads. */
+
+#define PIVOT_BLOCK 8
+
+struct pivot_job {
+	double *re, *im;        /* column j at [j * n, (j + 1) * n) */
+	double *len, *rem;      /* each column's original length, and its remaining squared norm */
+	long long n, k;         /* the order, and the step: q_k is column k once selected */
+	long long next;         /* the next block of columns to orthogonalize (atomic) */
+	double worst;
+	int stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int arrived, participants;
+	unsigned gen;
+};
+
+static void pivot_barrier(struct pivot_job *p)
+{
+	unsigned gen;
+
+	pthread_mutex_lock(&p->mu);
+	gen = p->gen;
+	if (++p->arrived >= p->participants) {
+		p->arrived = 0;
+		p->gen++;
+		pthread_cond_broadcast(&p->cv);
+	} else {
+		while (gen == p->gen)
+			pthread_cond_wait(&p->cv, &p->mu);
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Swap columns x and y of a matrix stored column by column, n elements each. */
+static void swap_cols(double *a, long long n, long long x, long long y)
+{
+	long long i;
+
+	for (i = 0; i < n; i++) {
+		double t = a[x * n + i];
+
+		a[x * n + i] = a[y * n + i];
+		a[y * n + i] = t;
+	}
+}
+
+/* Thread 0's part of step k: the pivot, moved to column k and normalized. */
+static void pivot_select(struct pivot_job *p)
+{
+	long long n = p->n, k = p->k, piv = k, i, j;
+	double best = -1, r;
+
+	for (j = k; j < n; j++) {
+		double s = p->len[j] > 0 ? sqrt(p->rem[j]) / p->len[j] : 0;
+
+		if (s > best) {
+			best = s;
+			piv = j;
+		}
+	}
+	if (piv != k) {
+		swap_cols(p->re, n, k, piv);
+		swap_cols(p->im, n, k, piv);
+		swap_cols(p->len, 1, k, piv);
+		swap_cols(p->rem, 1, k, piv);
+	}
+	p->next = 0;
+	if (!(best > 0)) {
+		p->worst = 0;
+		p->stop = 1;
+		return;
+	}
+	if (best < p->worst)
+		p->worst = best;
+	r = best * p->len[k];
+	for (i = 0; i < n; i++) {
+		p->re[k * n + i] /= r;
+		p->im[k * n + i] /= r;
+	}
+	if (k + 1 >= n)
+		p->stop = 1;
+}
+
+/* Every thread's part of step k: the columns after k, block by block, made orthogonal to q_k. */
+static void pivot_update(struct pivot_job *p)
+{
+	long long n = p->n, k = p->k, blk, i, j;
+	const double *qr = p->re + k * n, *qi = p->im + k * n;
+
+	while ((blk = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) * PIVOT_BLOCK + k + 1 < n) {
+		long long j0 = k + 1 + blk * PIVOT_BLOCK, j1 = min_ll(j0 + PIVOT_BLOCK, n);
+
+		for (j = j0; j < j1; j++) {
+			double *xr = p->re + j * n, *xi = p->im + j * n, pr = 0, pi = 0, s = 0;
+
+			for (i = 0; i < n; i++) {       /* q_k^H x */
+				pr += qr[i] * xr[i] + qi[i] * xi[i];
+				pi += qr[i] * xi[i] - qi[i] * xr[i];
+			}
+			for (i = 0; i < n; i++) {
+				xr[i] -= pr * qr[i] - pi * qi[i];
+				xi[i] -= pr * qi[i] + pi * qr[i];
+				s += xr[i] * xr[i] + xi[i] * xi[i];
+			}
+			p->rem[j] = s;
+		}
+	}
+}
+
+static void *pivot_main(void *arg)
+{
+	struct pivot_job *p = arg;
+
+	for (;;) {
+		pivot_barrier(p);       /* thread 0 has selected q_k */
+		if (p->stop)
+			return NULL;
+		pivot_update(p);
+		pivot_barrier(p);       /* every column after k is done */
+	}
+}
+
+double dense_min_pivot(double *re, double *im, long long n)
+{
+	struct pivot_job p;
+	pthread_t tids[64];
+	int nt = n >= 128 ? parallel_width() : 1, started = 0, t;
+	long long j, i;
+
+	if (n <= 0)
+		return 1;
+	if (nt > (int)(sizeof(tids) / sizeof(tids[0])))
+		nt = (int)(sizeof(tids) / sizeof(tids[0]));
+	memset(&p, 0, sizeof(p));
+	p.re = re;
+	p.im = im;
+	p.n = n;
+	p.worst = INFINITY;
+	p.len = xmalloc((size_t)n * sizeof(*p.len));
+	p.rem = xmalloc((size_t)n * sizeof(*p.rem));
+	for (j = 0; j < n; j++) {
+		double s = 0;
+
+		for (i = 0; i < n; i++)
+			s += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
+		p.rem[j] = s;
+		p.len[j] = sqrt(s);
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	pivot_select(&p);
+	p.participants = nt;
+	for (t = 1; t < nt && !p.stop; t++)
+		started += pthread_create(&tids[started], NULL, pivot_main, &p) == 0;
+	/* before thread 0's first wait no barrier can trip: count only the threads that run */
+	pthread_mutex_lock(&p.mu);
+	p.participants = started + 1;
+	pthread_mutex_unlock(&p.mu);
+	while (!p.stop) {
+		pivot_barrier(&p);
+		pivot_update(&p);
+		pivot_barrier(&p);
+		p.k++;
+		pivot_select(&p);
+	}
+	if (started)
+		pivot_barrier(&p);      /* let the others see stop */
+	for (t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+	free(p.len);
+	free(p.rem);
+	return p.worst;
 }

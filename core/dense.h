@@ -19,4 +19,10 @@ void dense_gram_cols(double *c, const double *a, long long m, long long n);
 /* The transpose of a[m x n] as a new [n x m] array (xmalloc'd). */
 double *dense_transpose(const double *a, long long m, long long n);
 
+/* How far the n columns of a complex n x n matrix are from linear dependence: the smallest
+ * pivot of a QR with column pivoting, each column measured against its own length (1 for
+ * orthogonal columns, 0 for dependent ones). Column j is re[j*n .. j*n+n) + i im[...]; both are
+ * overwritten. Spread over the cores for n >= 128, with the same result as on one. */
+double dense_min_pivot(double *re, double *im, long long n);
+
 #endif

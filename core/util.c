@@ -510,17 +510,20 @@ static void *range_main(void *p)
 	return NULL;
 }
 
+int parallel_width(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return ncpu < 1 ? 1 : ncpu > PARALLEL_MAX_THREADS ? PARALLEL_MAX_THREADS : (int)ncpu;
+}
+
 void parallel_for(size_t n, size_t min_chunk, void (*fn)(void *arg, size_t lo, size_t hi), void *arg)
 {
 	struct range_job jobs[PARALLEL_MAX_THREADS];
 	pthread_t tids[PARALLEL_MAX_THREADS];
 	int started[PARALLEL_MAX_THREADS];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt, t;
+	size_t nt = (size_t)parallel_width(), t;
 
-	nt = ncpu > 0 ? (size_t)ncpu : 1;
-	if (nt > PARALLEL_MAX_THREADS)
-		nt = PARALLEL_MAX_THREADS;
 	if (min_chunk == 0)
 		min_chunk = 1;
 	if (nt > n / min_chunk)

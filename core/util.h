@@ -86,4 +86,7 @@ double now_seconds(void);
  * depend on the split (the host work on outputs of 100M elements: inputs, comparisons). */
 void parallel_for(size_t n, size_t min_chunk, void (*fn)(void *arg, size_t lo, size_t hi), void *arg);
 
+/* How many threads parallel_for would use for plenty of work: one per CPU, at most 16. */
+int parallel_width(void);
+
 #endif

@@ -287,81 +287,23 @@ static enum kbx_status verify_qr(struct ctx *c, void *const *in, void *const *ca
 
 /* ------------------------------------------------------------------- eig ---- */
 
-/* How far the columns of V are from linear dependence: the smallest |r_kk| of a QR with column
- * pivoting (each column measured against its own length), 0 when they are dependent. Order does
- * not matter: the pivoting takes the most independent remaining column at each step. */
+/* How far the columns of V are from linear dependence (dense_min_pivot: the smallest pivot of a
+ * QR with column pivoting, each column measured against its own length; 0 when dependent). Order
+ * does not matter: the pivoting takes the most independent remaining column at each step. */
 static double independence(const struct mat *v, long long b, long long n)
 {
-	double *re = xmalloc((size_t)(n * n + 1) * sizeof(*re)), *im = xmalloc((size_t)(n * n + 1) * sizeof(*im));
-	double *len = xmalloc((size_t)(n + 1) * sizeof(*len)), worst = INFINITY;
-	long long i, j, k;
+	double *re = xmalloc((size_t)(n * n + 1) * sizeof(*re)), *im = xmalloc((size_t)(n * n + 1) * sizeof(*im)), worst;
+	long long i, j;
 
-	for (j = 0; j < n; j++) {
-		len[j] = 0;
+	for (j = 0; j < n; j++)
 		for (i = 0; i < n; i++) {
 			re[j * n + i] = at(v, b, i, j, 0);
 			im[j * n + i] = at(v, b, i, j, 1);
-			len[j] += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
 		}
-		len[j] = sqrt(len[j]);
-	}
-	for (k = 0; k < n && worst > 0; k++) {
-		long long p = k;
-		double best = -1, r;
-
-		for (j = k; j < n; j++) {
-			double s = 0;
-
-			for (i = 0; i < n; i++)
-				s += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
-			s = len[j] > 0 ? sqrt(s) / len[j] : 0;
-			if (s > best) {
-				best = s;
-				p = j;
-			}
-		}
-		if (p != k) {
-			for (i = 0; i < n; i++) {
-				double t = re[k * n + i];
-
-				re[k * n + i] = re[p * n + i];
-				re[p * n + i] = t;
-				t = im[k * n + i];
-				im[k * n + i] = im[p * n + i];
-				im[p * n + i] = t;
-			}
-			r = len[k];
-			len[k] = len[p];
-			len[p] = r;
-		}
-		if (!(best > 0)) {
-			worst = 0;
-			break;
-		}
-		if (best < worst)
-			worst = best;
-		r = best * len[k];
-		for (i = 0; i < n; i++) {
-			re[k * n + i] /= r;
-			im[k * n + i] /= r;
-		}
-		for (j = k + 1; j < n; j++) {
-			double pr = 0, pi = 0;
-
-			for (i = 0; i < n; i++) {       /* q_k^H col_j */
-				pr += re[k * n + i] * re[j * n + i] + im[k * n + i] * im[j * n + i];
-				pi += re[k * n + i] * im[j * n + i] - im[k * n + i] * re[j * n + i];
-			}
-			for (i = 0; i < n; i++) {
-				re[j * n + i] -= pr * re[k * n + i] - pi * im[k * n + i];
-				im[j * n + i] -= pr * im[k * n + i] + pi * re[k * n + i];
-			}
-		}
-	}
+	worst = dense_min_pivot(re, im, n);
 	free(re);
 	free(im);
-	free(len);
-	return n ? worst : 1;
+	return worst;
 }
 
 /* A candidate's eigenvectors may be closer to dependence than the reference's by this factor:

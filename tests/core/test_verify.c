@@ -352,6 +352,116 @@ static void test_dense_products(void **state)
 	}
 }
 
+/* The pivoted Gram-Schmidt of dense_min_pivot, one step after another on one thread: what the
+ * verifier computed before the work was spread over the cores (norms recomputed at each step). */
+static double min_pivot_serial(double *re, double *im, long long n)
+{
+	double *len = calloc((size_t)n + 1, sizeof(*len)), worst = INFINITY;
+	long long i, j, k;
+
+	for (j = 0; j < n; j++) {
+		for (i = 0; i < n; i++)
+			len[j] += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
+		len[j] = sqrt(len[j]);
+	}
+	for (k = 0; k < n && worst > 0; k++) {
+		long long p = k;
+		double best = -1, r;
+
+		for (j = k; j < n; j++) {
+			double s = 0;
+
+			for (i = 0; i < n; i++)
+				s += re[j * n + i] * re[j * n + i] + im[j * n + i] * im[j * n + i];
+			s = len[j] > 0 ? sqrt(s) / len[j] : 0;
+			if (s > best) {
+				best = s;
+				p = j;
+			}
+		}
+		for (i = 0; p != k && i < n; i++) {
+			double t = re[k * n + i], u = im[k * n + i];
+
+			re[k * n + i] = re[p * n + i], re[p * n + i] = t;
+			im[k * n + i] = im[p * n + i], im[p * n + i] = u;
+		}
+		r = len[k], len[k] = len[p], len[p] = r;
+		if (!(best > 0)) {
+			worst = 0;
+			break;
+		}
+		worst = fmin(worst, best);
+		r = best * len[k];
+		for (i = 0; i < n; i++)
+			re[k * n + i] /= r, im[k * n + i] /= r;
+		for (j = k + 1; j < n; j++) {
+			double pr = 0, pi = 0;
+
+			for (i = 0; i < n; i++) {
+				pr += re[k * n + i] * re[j * n + i] + im[k * n + i] * im[j * n + i];
+				pi += re[k * n + i] * im[j * n + i] - im[k * n + i] * re[j * n + i];
+			}
+			for (i = 0; i < n; i++) {
+				re[j * n + i] -= pr * re[k * n + i] - pi * im[k * n + i];
+				im[j * n + i] -= pr * im[k * n + i] + pi * re[k * n + i];
+			}
+		}
+	}
+	free(len);
+	return n ? worst : 1;
+}
+
+/* dense_min_pivot on the cores gives the serial algorithm's number, bit for bit, at sizes that
+ * take the threaded path (n >= 128) and below it; 1 for orthonormal columns, 0 for a repeated one. */
+static void test_min_pivot(void **state)
+{
+	static const long long sizes[] = { 1, 2, 7, 127, 128, 200 };
+	size_t s;
+
+	(void)state;
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		long long n = sizes[s], i, len = n * n;
+		double *re = malloc((size_t)len * sizeof(*re)), *im = malloc((size_t)len * sizeof(*im));
+		double *re2 = malloc((size_t)len * sizeof(*re)), *im2 = malloc((size_t)len * sizeof(*im));
+		double got, want;
+		int variant;
+
+		for (variant = 0; variant < 3; variant++) {
+			unsigned long long x = 0x9e3779b97f4a7c15ULL + (unsigned long long)variant;
+
+			for (i = 0; i < len; i++) {     /* uniform in [-1, 1), plus 3 on the diagonal in variant 1 */
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				re[i] = (double)(x >> 11) / 4503599627370496.0 - 1 + (variant == 1 && i % (n + 1) == 0 ? 3 : 0);
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				im[i] = variant == 2 ? 0 : (double)(x >> 11) / 4503599627370496.0 - 1;
+			}
+			if (variant == 2 && n > 1)     /* column n - 1 repeats column 0 */
+				memcpy(re + (n - 1) * n, re, (size_t)n * sizeof(*re));
+			memcpy(re2, re, (size_t)len * sizeof(*re));
+			memcpy(im2, im, (size_t)len * sizeof(*im));
+			got = dense_min_pivot(re, im, n);
+			want = min_pivot_serial(re2, im2, n);
+			if (memcmp(&got, &want, sizeof(got)))
+				fail_msg("n = %lld, variant %d: %.17g on the cores, %.17g on one", n, variant, got, want);
+			if (variant == 2 && n > 1)
+				assert_true(got < 1e-12);
+			else
+				assert_true(got > 0 && got <= 1);
+		}
+		free(re);
+		free(im);
+		free(re2);
+		free(im2);
+	}
+	{
+		/* the identity's columns: every pivot 1 */
+		double re[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, im[9] = { 0 };
+
+		assert_true(dense_min_pivot(re, im, 3) == 1);
+		assert_true(dense_min_pivot(re, im, 0) == 1);
+	}
+}
+
 /* ------------------------------------------------------------------- eig ---- */
 
 /* A = [[0, -2], [2, 0]]: eigenvalues +-2i, eigenvectors (1, -+i)/sqrt(2). */
@@ -480,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_qr),
 		cmocka_unit_test(test_qr_large),
 		cmocka_unit_test(test_dense_products),
+		cmocka_unit_test(test_min_pivot),
 		cmocka_unit_test(test_eig),
 		cmocka_unit_test(test_eig_dependent_vectors),
 		cmocka_unit_test(test_config_errors),
