@@ -57,6 +57,7 @@ struct eval_ctx {
 	const char *name;               /* the evaluation, as runs record it: its --out folder */
 	int quiet, tty;
 	int pass, wrong, impossible, other;
+	int started;                    /* items taken by the workers, in queue order (atomic) */
 	double t0;
 };
 
@@ -121,6 +122,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	struct recorder *rec = NULL;
 	double t0 = now_seconds();
 
+	__atomic_fetch_add(&ctx->started, 1, __ATOMIC_RELAXED);
 	out->id = xstrdup(item->id);
 	out->started = t0 - ctx->t0;
 	memcpy(out->sha, item->sha, sizeof(out->sha));
@@ -165,9 +167,12 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 
 /*
  * Compiling ahead: while the GPU runs one item, a thread compiles the items after it into the
- * history's compile cache (engine_precompile: the same key as the worker's), so that each worker
- * finds its candidate compiled and NVRTC's time leaves the GPU's critical path. The worker
- * still compiles whatever the thread has not reached; a failure here only means a cache miss.
+ * history's compile cache (engine_precompile: the same key as the worker's), the candidate and
+ * then its task's reference, so that each worker finds both compiled and NVRTC's time leaves the
+ * GPU's critical path (a fresh history has no reference compiled either). Items a worker has
+ * already taken are skipped (it compiles them itself; compiling them twice at once would only take
+ * cores from it). The worker still compiles whatever the thread has not reached; a failure here
+ * only means a cache miss.
  */
 struct precompile {
 	pthread_t tid;
@@ -176,7 +181,22 @@ struct precompile {
 	struct eval_item **items;
 	int n, arch;
 	const char *db_path, *tasks_root;
+	const struct catalogue *cat;
+	const int *taken;               /* eval_ctx.started: items [0, *taken) are the workers' */
 };
+
+/* The reference of item's task into the cache (a hit costs one lookup once it is there). */
+static void precompile_reference(const struct precompile *p, const struct eval_item *item,
+				 const struct compile_cache *cache)
+{
+	const struct task *t = catalogue_find(p->cat, item->task_id);
+	char *src = NULL;
+	size_t len = 0;
+
+	if (t && read_file(t->reference_path, &src, &len) == KBX_OK)
+		engine_precompile(src, "reference.cu", p->arch, p->tasks_root, cache);
+	free(src);
+}
 
 static void *precompile_main(void *arg)
 {
@@ -188,15 +208,21 @@ static void *precompile_main(void *arg)
 	if (db_open(p->db_path, &db) != KBX_OK)
 		return NULL;
 	cache = cli_compile_cache(db);
-	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++)
-		if (p->items[i]->task_id && p->items[i]->source && !p->items[i]->python && !p->items[i]->refused)
-			engine_precompile(p->items[i]->source, p->items[i]->source_name, p->arch, p->tasks_root, &cache);
+	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++) {
+		const struct eval_item *it = p->items[i];
+
+		if (!it->task_id || it->refused || i < __atomic_load_n(p->taken, __ATOMIC_RELAXED))
+			continue;
+		if (it->source && !it->python)
+			engine_precompile(it->source, it->source_name, p->arch, p->tasks_root, &cache);
+		precompile_reference(p, it, &cache);
+	}
 	db_close(db);
 	return NULL;
 }
 
 static void precompile_start(struct precompile *p, struct eval_item **items, int n, int ordinal, const char *db_path,
-			     const char *tasks_root)
+			     const struct catalogue *cat, const int *taken)
 {
 	struct gpu_info info;
 	int count = 0;
@@ -207,7 +233,9 @@ static void precompile_start(struct precompile *p, struct eval_item **items, int
 	p->items = items;
 	p->n = n;
 	p->db_path = db_path;
-	p->tasks_root = tasks_root;
+	p->tasks_root = cat->root;
+	p->cat = cat;
+	p->taken = taken;
 	/* the worker's architecture: its device's, or sm_90 without one (core/engine_compile.c) */
 	p->arch = gpu_probe(ordinal, &info, &count) == KBX_OK ? info.cc_major * 10 + info.cc_minor : 90;
 	p->started = pthread_create(&p->tid, NULL, precompile_main, p) == 0;
@@ -369,7 +397,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		}
 	}
 	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
-	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, req.tasks_root);
+	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, &c->cat, &ctx.started);
 	for (i = 0; i < ngpus; i++)
 		ctx.keeps[i] = worker_keep_new();
 	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);
