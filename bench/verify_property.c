@@ -6,7 +6,8 @@
  * For each N: a reduced QR of an N x N matrix (Q the leading columns of a Householder
  * reflection, R upper triangular, A = Q R rounded to f32) checked by verify_property exactly as
  * the engine checks LinearAlgebra/qr's perf rows (reconstruction, orthonormality, R against the
- * reference), then the same matrices as an SVD (U = Q, S, Vh = I's rows). Prints seconds per check.
+ * reference), then the same matrices as an SVD (U = Q, S, Vh = I's rows), then an eigendecomposition
+ * (below). Prints seconds per check.
  * Target: LinearAlgebra/qr's largest perf row (N = 4096) inside the result phase's watchdog
  * (3 x the launch limit + 20 s per GiB of buffers: 31 s at the default 10 s), with room to spare:
  * under 10 s on the device's 16 cores. On the H200 the qr reference and a correct example ran
@@ -17,6 +18,12 @@
  *                                  svd 1024: 0.72 s  svd 2048: 5.0 s   svd 4096: 47.3 s
  * (svd's perf rows stop at 256, eig's at 1024.) The products spread over the cores
  * (parallel_for), so 16 cores should take qr 4096 to about 4 s: not yet measured there.
+ * eig (A = Q D Q with Q's columns as its eigenvectors, in complex64): the residual, the eigenvalue
+ * matching, and the independence of the candidate's and the reference's eigenvectors (a pivoted
+ * Gram-Schmidt of each), which took most of the time on one core. Same machine (2026-12-02):
+ *   one core (before dense_min_pivot):  eig 512: 0.41 s  eig 1024: 3.45 s  eig 2048: 39.5 s
+ *   dense_min_pivot on both cores:      eig 512: 0.30 s  eig 1024: 1.96 s  eig 2048: 17.3 s
+ * On the H200 LinearAlgebra/eig spent 28.5 s verifying in one evaluation (2026-12-02, before).
  * Build: make bench/verify_property
  */
 #include <math.h>
