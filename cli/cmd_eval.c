@@ -11,6 +11,7 @@
 
 #include "../core/eval.h"
 #include "../core/gpu.h"
+#include "../core/gpucompare.h"
 #include "../core/util.h"
 #include "../core/worker.h"
 #include "../db/db.h"
@@ -168,7 +169,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 /*
  * Compiling ahead: while the GPU runs one item, a thread compiles the items after it into the
  * history's compile cache (engine_precompile: the same key as the worker's), the candidate and
- * then its task's reference, so that each worker finds both compiled and NVRTC's time leaves the
+ * then its task's reference (and first, with --compare gpu, the comparison kernel), so that each worker finds both compiled and NVRTC's time leaves the
  * GPU's critical path (a fresh history has no reference compiled either). Items a worker has
  * already taken are skipped (it compiles them itself; compiling them twice at once would only take
  * cores from it). The worker still compiles whatever the thread has not reached; a failure here
@@ -183,6 +184,7 @@ struct precompile {
 	const char *db_path, *tasks_root;
 	const struct catalogue *cat;
 	const int *taken;               /* eval_ctx.started: items [0, *taken) are the workers' */
+	int compare_gpu;                /* --compare gpu: the comparison kernel first */
 };
 
 /* The reference of item's task into the cache (a hit costs one lookup once it is there). */
@@ -208,6 +210,8 @@ static void *precompile_main(void *arg)
 	if (db_open(p->db_path, &db) != KBX_OK)
 		return NULL;
 	cache = cli_compile_cache(db);
+	if (p->compare_gpu)     /* the comparison kernel the first perf row needs (engine_verify.c) */
+		engine_precompile(gpucompare_source(), "kbx_gpucompare.cu", p->arch, p->tasks_root, &cache);
 	for (i = 0; i < p->n && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++) {
 		const struct eval_item *it = p->items[i];
 
@@ -222,7 +226,7 @@ static void *precompile_main(void *arg)
 }
 
 static void precompile_start(struct precompile *p, struct eval_item **items, int n, int ordinal, const char *db_path,
-			     const struct catalogue *cat, const int *taken)
+			     const struct catalogue *cat, const int *taken, int compare_gpu)
 {
 	struct gpu_info info;
 	int count = 0;
@@ -236,6 +240,7 @@ static void precompile_start(struct precompile *p, struct eval_item **items, int
 	p->tasks_root = cat->root;
 	p->cat = cat;
 	p->taken = taken;
+	p->compare_gpu = compare_gpu;
 	/* the worker's architecture: its device's, or sm_90 without one (core/engine_compile.c) */
 	p->arch = gpu_probe(ordinal, &info, &count) == KBX_OK ? info.cc_major * 10 + info.cc_minor : 90;
 	p->started = pthread_create(&p->tid, NULL, precompile_main, p) == 0;
@@ -397,7 +402,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		}
 	}
 	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
-	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, &c->cat, &ctx.started);
+	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, &c->cat, &ctx.started, req.compare_gpu);
 	for (i = 0; i < ngpus; i++)
 		ctx.keeps[i] = worker_keep_new();
 	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);

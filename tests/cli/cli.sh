@@ -252,6 +252,18 @@ import json, sys
 ids = sorted(json.loads(l)["id"] for l in sys.stdin)
 assert ids == ["line %d" % i for i in range(1, 6)], ids
 ' && ok "two shards cover every item once" || no "shards overlap or miss items"
+# Compiling ahead: with --compare gpu the thread also compiles the comparison kernel, which no
+# worker compiles without a GPU, so the fresh history's compile cache holds one image more. Only
+# the items that compile: a worker compiles those and their references itself when the thread
+# has not reached them, so the other images do not depend on which of the two got there first.
+head -n 3 "$tmp/pred.jsonl" >"$tmp/ahead.jsonl"
+cache_size() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM compile_cache").fetchone()[0])' "$1"; }
+KBX_DB="$tmp/ahead_host.db" "$kbx" eval "$tmp/ahead.jsonl" --out "$tmp/ah" --no-perf --quiet >/dev/null 2>&1
+KBX_DB="$tmp/ahead_gpu.db" "$kbx" eval "$tmp/ahead.jsonl" --out "$tmp/ag" --no-perf --quiet --compare gpu >/dev/null 2>&1
+h=$(cache_size "$tmp/ahead_host.db")
+g=$(cache_size "$tmp/ahead_gpu.db")
+[ "$h" -ge 3 ] && [ "$g" -eq $((h + 1)) ] && ok "eval compiles the comparison kernel ahead with --compare gpu" ||
+	no "compile cache: $h images with --compare host, $g with --compare gpu"
 expect 2 "eval with a bad shard" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/bad" --shard 2/2
 contains "$tmp/err" "bad shard '2/2'" "the bad shard is named"
 expect 2 "eval with a bad GPU list" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/bad" --gpus 0,0
