@@ -87,6 +87,15 @@ if starts:
           f"{max(0.0, wall - last):.1f} s after the last (start-up, reports)")
     slow = sorted(items, key=lambda i: -(i.get("seconds") or 0))[:5]
     print("slowest items: " + ", ".join(f"{i.get('task') or i.get('id')} {i.get('seconds') or 0:.1f} s" for i in slow))
+# Timing follows do_bench, whose cost per row is fixed (25 + 100 ms) until one call takes longer
+# than about 15 ms: a candidate far slower than PyTorch costs its own seconds there, which the golden
+# sweep (PyTorch) does not pay. Show how much of the wall those candidates take.
+slow = [i for i in items if (i.get("ms") or 0) > 0 and (i.get("golden_ms") or 0) > 0 and i["ms"] > 5 * i["golden_ms"]]
+if slow:
+    print(f"candidates over 5x golden PyTorch's time (summed over rows): {len(slow)} items, "
+          f"{sum(i.get('seconds') or 0 for i in slow):.1f} s of the items' seconds "
+          f"(timing {sum(i.get('timing_s') or 0 for i in slow):.1f} s): "
+          + ", ".join(f"{i.get('task')} {i['ms'] / i['golden_ms']:.0f}x" for i in sorted(slow, key=lambda i: -(i.get('seconds') or 0))[:8]))
 kept = sum(i.get("ref_kept_rows") or 0 for i in items)
 print(f"reference timings kept from earlier runs (doc/timing.md): {kept} perf rows "
       f"in {sum(1 for i in items if i.get('ref_kept_rows'))} items")

@@ -1,0 +1,85 @@
+#!/bin/sh
+# bench/eval_real.sh without a GPU (issue 20): a stand-in kbx answers `kbx eval` with a
+# metrics.json for the items it was given, and the made-up KernelBenchX tree gives the golden
+# sweep tasks it cannot time. The script must pick one passing example per task, say which tasks
+# have none, and report the split, the gaps between items, the slowest items, the candidates far
+# slower than PyTorch, the kept reference timings, the items that did not pass, the golden sweep
+# and the ratio, and seconds per category: a mistake here would cost a device call.
+. "${KBX_SRCDIR:-.}/tests/cli/lib.sh"
+
+command -v python3 >/dev/null || { echo "# python3 missing: skipped"; exit 77; }
+tasks="$tmp/tasks"
+for t in Math/add Math/mul Reduce/sum Reduce/max; do
+	mkdir -p "$tasks/$t/examples"
+	echo '// the reference' >"$tasks/$t/reference.cu"
+done
+printf '// @kbx expect wrong\n' >"$tasks/Math/add/examples/a_wrong.cu"
+printf '// @kbx expect pass\n// first passing\n' >"$tasks/Math/add/examples/b_pass.cu"
+printf '// @kbx expect pass\n// second passing\n' >"$tasks/Math/add/examples/c_pass.cu"
+printf '// @kbx expect pass\n' >"$tasks/Math/mul/examples/pass.cu"
+printf '// @kbx expect pass\n' >"$tasks/Reduce/sum/examples/pass.cu"
+printf '// @kbx expect wrong\n' >"$tasks/Reduce/max/examples/wrong.cu"
+mkdir -p "$tmp/kb/tasks/Math" "$tmp/kb/tasks/Reduce" "$tmp/kb/perf"
+for t in Math/add Math/mul Reduce/sum; do
+	printf 'import torch\ndef %s(x):\n    return x\n' "${t#*/}" >"$tmp/kb/tasks/$t.py"
+	echo "# the perf workload of ${t#*/}" >"$tmp/kb/perf/${t#*/}_perf.py"
+done
+
+# The stand-in: one record per line of the predictions, Reduce/sum wrong and 40x slower than golden.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/kbx" <<'EOF'
+#!/bin/sh
+[ "$1" = eval ] || exit 2
+pred=$2
+out=$4
+mkdir -p "$out"
+echo "args: $*" >"$out/args.txt"
+python3 - "$pred" "$out" <<'PY'
+import json, sys
+pred, out = sys.argv[1:]
+items = []
+for k, line in enumerate(open(pred)):
+    d = json.loads(line)
+    task = d["file"][:-3]
+    slow = task == "Reduce/sum"
+    items.append({"id": f"line {k + 1}", "task": task, "exe": not slow, "verdict": "wrong" if slow else "pass",
+                  "message": "perf row 3: 2 of 9 differ" if slow else "", "seconds": 10.0 + k, "started": 1.0 + 12 * k,
+                  "compile_s": 0.5, "inputs_s": 0.25, "verify_s": 2.0, "timing_s": 6.0 + k,
+                  "ms": 40.0 if slow else 1.0, "golden_ms": 1.0, "ref_kept_rows": 3 if k == 0 else 0,
+                  "source": d["predict"]})
+json.dump({"items": items}, open(out + "/metrics.json", "w"))
+PY
+EOF
+chmod +x "$tmp/bin/kbx"
+
+# GOLDEN_GPUS: the sweep in one child per GPU, whose merge keeps a task it could not time (no torch
+# here, or no GPU) as an error, so that golden.json is written on any machine
+GOLDEN_GPUS=0,1 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o" --shard 0/1 \
+	>"$tmp/out" 2>&1
+r="$tmp/o/report.txt"
+contains "$tmp/out" "Reduce/max has no passing example" "a task without a passing example is named"
+contains "$tmp/out" "3 tasks with a passing example, 1 without" "and counted"
+python3 - "$tmp/o/pred.jsonl" >"$tmp/check" 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["file"] for r in rows] == ["Math/add.py", "Math/mul.py", "Reduce/sum.py"], rows
+assert "first passing" in rows[0]["predict"], rows[0]
+PY
+[ $? -eq 0 ] && ok "one example per task: the first passing one by name" || { no "pred.jsonl"; sed 's/^/# /' "$tmp/check"; }
+contains "$tmp/o/eval/args.txt" "--quiet --shard 0/1" "kbx eval gets the options given to the script"
+contains "$r" "^kbx eval: 3 items, 2 pass, wall [0-9.]+ s$" "the items and how many passed"
+contains "$r" "^split: compile 1.5 s, inputs 0.8 s, verify 6.0 s, timing 21.0 s$" "the split, summed over items"
+contains "$r" "^items: first began at 1.0 s, last ended at 37.0 s; their seconds sum to 33.0 s, so 3.0 s between items" "the gaps between items"
+contains "$r" "^slowest items: Reduce/sum 12.0 s, Math/mul 11.0 s, Math/add 10.0 s$" "the slowest items"
+contains "$r" "^candidates over 5x golden PyTorch.s time \(summed over rows\): 1 items, 12.0 s of the items. seconds \(timing 8.0 s\): Reduce/sum 40x$" "the candidates far slower than PyTorch"
+contains "$r" "^reference timings kept from earlier runs \(doc/timing.md\): 3 perf rows in 1 items$" "the kept reference timings"
+contains "$r" "^  not passed: Reduce/sum: wrong perf row 3: 2 of 9 differ$" "an item that did not pass, with its message"
+contains "$r" "^golden sweep: 3 tasks, wall [0-9.]+ s \(3 failed: " "the golden sweep of the same tasks (none timed here)"
+contains "$r" "^ratio: kbx eval / golden sweep = [0-9.]+$" "the ratio"
+contains "$r" "^Math +21.0 " "seconds per category"
+contains "$r" "^Reduce +12.0 " "for each category"
+
+# GOLDEN=0: no golden sweep, no ratio
+GOLDEN=0 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o2" >"$tmp/out" 2>&1
+lacks "$tmp/o2/report.txt" "^ratio" "GOLDEN=0 runs no golden sweep and gives no ratio"
+exit $fail
