@@ -9,7 +9,7 @@
  *
  * usage: bench/lens_sim TASK CAND [SEED] [CASE]   (KBX_TASKS: the catalogue, default ./tasks)
  *   TASK: layernorm_w8a8 | bmm_w8a8 | matmul_w8a8
- *   CAND: ref | per_tensor | trunc (layernorm) | per_batch_input (bmm)
+ *   CAND: ref | per_tensor | trunc | per_batch_input (bmm)
  * One line per case (its verdict against the reference, and against the exact result where that
  * decides), then the lens's diagnosis. SIM_VERBOSE=1, SIM_ALT=1 (layernorm's affine step without
  * FMA) and SIM_DUMP=DIR (cand/ref/exact/step as f64) for digging.
@@ -58,11 +58,13 @@ static float qd(float z, float scale, int trunc)
 	return fminf(fmaxf(q, -127.0f), 127.0f) * scale;
 }
 
+static int q8_trunc;     /* the GEMMs' trunc candidate: v / scale truncated toward zero */
+
 static int q8(float v, float scale)
 {
 	if (!(scale > 0.0f))
 		return 0;
-	return (int)fminf(fmaxf(rintf(v / scale), -127.0f), 127.0f);
+	return (int)fminf(fmaxf(q8_trunc ? truncf(v / scale) : rintf(v / scale), -127.0f), 127.0f);
 }
 
 /* ---------------------------------------------------------------- layernorm */
@@ -470,6 +472,13 @@ int main(int argc, char **argv)
 				free(c);
 			} else if (!strcmp(cand_name, "per_tensor")) {
 				bmm_per_tensor(x, w, cand, B, m, k, n);
+			} else if (!strcmp(cand_name, "trunc")) {
+				float *a = calloc((size_t)(B * m) + 1, 4), *c = calloc((size_t)(B * n) + 1, 4);
+				q8_trunc = 1;
+				bmm_ref(x, w, cand, a, c, B, m, k, n, 0);
+				q8_trunc = 0;
+				free(a);
+				free(c);
 			} else {
 				fprintf(stderr, "cand?\n");
 				return 1;

@@ -284,6 +284,7 @@ struct entry_acc {
 	double logstep;          /* sum of log(step) over the entry's elements */
 	double cand_x, ref_x;    /* sums of |candidate - exact| and |reference - exact| */
 	unsigned long long xcnt; /* elements with an exact value */
+	double cr, rr, cc;       /* sums of candidate * reference, reference^2, candidate^2 (magnitude_fit) */
 };
 
 /* Whether the candidate's error follows the reference's scale along one profile: over the
@@ -353,6 +354,9 @@ static void acc_add(struct entry_acc *a, double err, double step, double cand, d
 	if (err > a->max)
 		a->max = err;
 	a->logstep += log(step);
+	a->cr += cand * ref;
+	a->rr += ref * ref;
+	a->cc += cand * cand;
 	if (isfinite(x)) {
 		a->cand_x += fabs(cand - x);
 		a->ref_x += fabs(ref - x);
@@ -444,8 +448,147 @@ static void say_worst(char *buf, size_t len, const struct quant_profile *p)
 		snprintf(buf, len, "no %s with an error", p->name);
 }
 
+/* The output as a whole scaled against the reference's: the least-squares factor k of
+ * candidate = k * reference over the measured elements, its standard error, the residual left
+ * (relative to k * reference), the share of rows and of columns whose own factor lies on the
+ * same side of 1 as k, and the share of differing elements nearer zero than the reference's.
+ * Rounding v / scale toward zero leaves every quantized value up to a step nearer zero, which a
+ * sum of products carries into the output as a shrink of about half a step per factor in its
+ * typical magnitude (1 to 4% at int8's tens of steps), the same in every row and column; one
+ * scale per tensor or per batch leaves k at 1 and rows on both sides. */
+struct entry_factors {
+	int n;                  /* entries with a reference to fit */
+	double lo, hi;          /* the smallest and largest entry's own factor */
+	double resid;           /* what is left after each entry's own fit, relative */
+};
+
+struct magnitude_fit {
+	int valid;
+	double k, se, resid;
+	double row_side, col_side, nearer;
+	struct entry_factors rowf, colf;
+};
+
+#define MAG_MIN 0.005           /* a shrink or growth smaller than this is not reported */
+#define MAG_TRUNC_MAX 0.1       /* a shrink larger than this is not rounding */
+
+static double side_share(const struct entry_acc *acc, size_t n, double k)
+{
+	size_t i, m = 0, same = 0;
+
+	for (i = 0; i < n; i++) {
+		double ki;
+
+		if (!(acc[i].rr > 0))
+			continue;
+		ki = acc[i].cr / acc[i].rr;
+		m++;
+		same += ki != 1 && (ki < 1) == (k < 1);
+	}
+	return m ? (double)same / (double)m : 1;
+}
+
+/* Each row's (or column's) own least-squares factor: their range, and the residual left when
+ * every entry has its own (0 when each is exactly a multiple of the reference's). */
+static struct entry_factors entry_factors(const struct entry_acc *acc, size_t n)
+{
+	struct entry_factors f = { 0, INFINITY, -INFINITY, INFINITY };
+	double ssr = 0, fitted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double k;
+
+		if (!(acc[i].rr > 0))
+			continue;
+		k = acc[i].cr / acc[i].rr;
+		f.n++;
+		f.lo = fmin(f.lo, k);
+		f.hi = fmax(f.hi, k);
+		ssr += fmax(0, acc[i].cc - k * acc[i].cr);
+		fitted += k * k * acc[i].rr;
+	}
+	if (f.n && fitted > 0)
+		f.resid = sqrt(ssr / fitted);
+	return f;
+}
+
+static struct magnitude_fit magnitude_fit(double cr, double rr, double cc, unsigned long long n,
+					  unsigned long long differ, unsigned long long nearer,
+					  const struct entry_acc *racc, size_t nrows, const struct entry_acc *cacc,
+					  size_t ncols)
+{
+	struct magnitude_fit m = { 0 };
+	double ssr;
+
+	if (n < 8 || !(rr > 0) || !isfinite(cr) || !isfinite(rr) || !isfinite(cc))
+		return m;
+	m.k = cr / rr;
+	ssr = fmax(0, cc - 2 * m.k * cr + m.k * m.k * rr);
+	m.se = sqrt(ssr / (double)(n - 1) / rr);
+	m.resid = m.k != 0 ? sqrt(ssr / (m.k * m.k * rr)) : INFINITY;
+	m.row_side = side_share(racc, nrows, m.k);
+	m.col_side = side_share(cacc, ncols, m.k);
+	m.nearer = differ ? (double)nearer / (double)differ : 0;
+	m.rowf = entry_factors(racc, nrows);
+	m.colf = entry_factors(cacc, ncols);
+	m.valid = 1;
+	return m;
+}
+
+/* Every row (column) its own multiple of the reference's, the multiples differing: a fit per
+ * entry leaves at most a tenth of what one factor for all leaves (global_resid), with enough
+ * elements in each entry (4 on average) that a fit of its own is not exact by itself. 1 when that
+ * wrote the line. */
+static int per_entry_line(struct quant_result *r, const struct entry_factors *f, const struct quant_profile *p,
+			  double global_resid)
+{
+	double spread = f->hi - f->lo;
+
+	if (f->n < 2 || r->n < 4ULL * (unsigned long long)f->n || !(spread >= MAG_MIN) ||
+	    !(f->resid <= 0.1 * global_resid))
+		return 0;
+	snprintf(r->diagnosis, sizeof(r->diagnosis), "each %s its own multiple of the reference's (%.4g to %.4g, "
+		 "%.2g left over): the %s scales differ by a factor", p->name, f->lo, f->hi, f->resid, p->name);
+	return 1;
+}
+
+/* The magnitude rules of diagnose(): 1 when one of them wrote the line. */
+static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m)
+{
+	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
+	double off = fabs(1 - m->k);
+	char ratio[24], where[64] = "";
+
+	if (!m->valid)
+		return 0;
+	if (m->resid > 0.02 * off &&
+	    (per_entry_line(r, &m->rowf, rp, m->resid) || per_entry_line(r, &m->colf, cp, m->resid)))
+		return 1;
+	if (off < MAG_MIN || off < 4 * m->se || m->row_side < 0.9 || m->col_side < 0.9)
+		return 0;
+	if (rp->n && cp->n)
+		snprintf(where, sizeof(where), ", in every %s and %s", rp->name, cp->name);
+	else if (rp->n || cp->n)
+		snprintf(where, sizeof(where), ", in every %s", rp->n ? rp->name : cp->name);
+	if (m->resid <= 0.02 * off) {
+		stats_usual_ratio(fabs(m->k), ratio, sizeof(ratio));
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "every value %.4g%s times the reference's (least squares, "
+			 "%.2g left over): a constant factor (another divisor or range?)", m->k, ratio, m->resid);
+		return 1;
+	}
+	if (m->k < 1 && off <= MAG_TRUNC_MAX && m->nearer >= 0.6) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "values %.2g%% smaller in magnitude than the reference's "
+			 "(least squares %.4g +- %.2g%s; %.0f%% of those that differ nearer zero): the quantized values "
+			 "lean toward zero, as when v / scale is truncated instead of rounded to the nearest", 100 * off,
+			 m->k, m->se, where, 100 * m->nearer);
+		return 1;
+	}
+	return 0;
+}
+
 static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square,
-		     const struct scale_follow *rf, const struct scale_follow *cf)
+		     const struct scale_follow *rf, const struct scale_follow *cf, const struct magnitude_fit *mag)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
 	double per_row = rp->n ? (double)r->n / rp->n : 0, per_col = cp->n ? (double)r->n / cp->n : 0;
@@ -494,6 +637,8 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 			 cp->name);
 		return;
 	}
+	if (magnitude_line(r, mag))
+		return;
 	if (not_following(rf) || not_following(cf)) {
 		const struct quant_profile *p = not_following(rf) ? rp : cp;
 		const struct scale_follow *f = not_following(rf) ? rf : cf;
@@ -597,8 +742,9 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	struct scale_follow rf, cf;
 	size_t n = numel(shape, ndim), coord[16] = { 0 }, nrows = 1, ncols = 1;
 	struct entry_acc *racc, *cacc;
-	double sum = 0, diag_sum = 0, off_sum = 0;
-	unsigned long long diag_n = 0, off_n = 0;
+	double sum = 0, diag_sum = 0, off_sum = 0, cr = 0, rr = 0, cc = 0;
+	unsigned long long diag_n = 0, off_n = 0, differ = 0, nearer = 0;
+	struct magnitude_fit mag;
 	int square;
 
 	memset(out, 0, sizeof(*out));
@@ -627,6 +773,13 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 		}
 		err = fabs(c - r) / s;
 		out->n++;
+		cr += c * r;
+		rr += r * r;
+		cc += c * c;
+		if (c != r) {
+			differ++;
+			nearer += fabs(c) < fabs(r);
+		}
 		/* a step off, computed in float, may land a hair past the bin's edge */
 		out->hist[err == 0 ? QB_EXACT : err <= 0.5 + BIN_SLACK ? QB_HALF : err <= 1 + BIN_SLACK ? QB_ONE : QB_MORE]++;
 		sum += err;
@@ -669,8 +822,9 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	out->noise = residual_noise(spec, cand, ref, step, shape, ndim, racc, nrows, cacc, ncols, out->mean_steps);
 	rf = follow_fit(racc, nrows);
 	cf = follow_fit(cacc, ncols);
+	mag = magnitude_fit(cr, rr, cc, out->n, differ, nearer, racc, nrows, cacc, ncols);
 	diagnose(out, diag_n ? diag_sum / (double)diag_n : 0, off_n ? off_sum / (double)off_n : 0,
-		 square && diag_n && off_n, &rf, &cf);
+		 square && diag_n && off_n, &rf, &cf, &mag);
 	free(racc);
 	free(cacc);
 }

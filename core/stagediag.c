@@ -100,24 +100,6 @@ static int range_line(enum dtype dt, const void *cand, const void *ref, size_t n
 	return 0;
 }
 
-/* The smallest p/q among the ranges quantization uses that is within 1e-4 of x, into buf. */
-static void fraction_of(double x, char *buf, size_t len)
-{
-	static const int qs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 127, 128, 255, 256 };
-	size_t k;
-
-	*buf = '\0';
-	for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
-		double p = nearbyint(x * qs[k]);
-
-		if (p >= 1 && p <= 1024 && fabs(p / qs[k] - x) <= 1e-4 * x) {
-			if (qs[k] > 1)
-				snprintf(buf, len, " (%.0f/%d)", p, qs[k]);
-			return;
-		}
-	}
-}
-
 /* Floats: the one ratio cand / ref where there is one; 0 when there is none. */
 static double constant_ratio(enum dtype dt, const void *cand, const void *ref, size_t n)
 {
@@ -192,7 +174,7 @@ void stage_diagnose(enum dtype dt, const void *cand, const void *ref, size_t n, 
 		char frac[24];
 
 		if (k != 0 && k != 1) {
-			fraction_of(fabs(k), frac, sizeof(frac));
+			stats_usual_ratio(fabs(k), frac, sizeof(frac));
 			snprintf(buf, len, "every value %.4g%s times the reference's: a constant factor (another divisor "
 				 "or range?)", k, frac);
 			return;

@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,24 @@ int stats_cmp_double(const void *pa, const void *pb)
 	if (isnan(a) || isnan(b))
 		return isnan(a) - isnan(b);
 	return (a > b) - (a < b);
+}
+
+void stats_usual_ratio(double x, char *buf, size_t len)
+{
+	static const int qs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 127, 128, 255, 256 };
+	size_t k;
+
+	if (len)
+		*buf = '\0';
+	for (k = 0; len && k < sizeof(qs) / sizeof(qs[0]); k++) {
+		double p = nearbyint(x * qs[k]);
+
+		if (p >= 1 && p <= 1024 && fabs(p / qs[k] - x) <= 1e-4 * x) {
+			if (qs[k] > 1)
+				snprintf(buf, len, " (%.0f/%d)", p, qs[k]);
+			return;
+		}
+	}
 }
 
 double stats_quantile_sorted(const double *sorted, int n, double q)

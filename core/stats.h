@@ -21,6 +21,9 @@ void stats_summarize(const double *xs, int n, struct sample_stats *out);
 double stats_quantile_sorted(const double *sorted, int n, double q);
 /* qsort's comparison of doubles, ascending, NaN last (a consistent order whatever they hold). */
 int stats_cmp_double(const void *a, const void *b);
+/* " (p/q)" when x > 0 is within 1e-4 of p/q for q among the ranges quantization divides by (1 to
+ * 8, 15, 16, 127, 128, 255, 256) and p <= 1024, the smallest such q; "" otherwise (and for q = 1). */
+void stats_usual_ratio(double x, char *buf, size_t len);
 
 /* Kolmogorov-Smirnov statistic D of samples against U(0, 1) (exact, over the sorted samples;
  * values outside [0, 1] count as 0 or 1), and, when p_value is not NULL, its asymptotic p-value

@@ -558,6 +558,81 @@ static void test_overshoot_is_not_a_missing_clamp(void **state)
 	assert_non_null(strstr(r.diagnosis, "saturation missing"));
 }
 
+/* Truncating v / scale leans every quantized factor toward zero: the GEMM's output shrinks by the
+ * same couple of percent in every row and column, which the lens names (with or without the
+ * exact product); one scale per tensor leaves the magnitude alone and is not taken for it. */
+static void test_gemm_truncation_shrinks(void **state)
+{
+	static double step[GM * GN], ref[GM * GN], cand[GM * GN], exact[GM * GN];
+	struct quant_spec spec;
+	struct quant_result r;
+	size_t shape[2] = { GM, GN };
+
+	(void)state;
+	spec_matmul(&spec);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		gemm(seed, GEMM_TRUNCATE, step, ref, cand, exact);
+		quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+		if (getenv("KBX_TEST_VERBOSE"))
+			fprintf(stderr, "truncation: %s\n", r.diagnosis);
+		if (!strstr(r.diagnosis, "smaller in magnitude than the reference's") ||
+		    !strstr(r.diagnosis, "in every row and column") || !strstr(r.diagnosis, "truncated instead of rounded"))
+			fail_msg("seed %llu truncation: %s", (unsigned long long)seed, r.diagnosis);
+		quant_analyse(&spec, cand, ref, step, shape, 2, &r);
+		assert_non_null(strstr(r.diagnosis, "truncated instead of rounded"));
+
+		gemm(seed, GEMM_PER_TENSOR, step, ref, cand, exact);
+		quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+		assert_null(strstr(r.diagnosis, "in magnitude"));
+		assert_null(strstr(r.diagnosis, "multiple of the reference's"));
+	}
+}
+
+/* The whole output one factor times the reference's: the factor, and the usual ratio it is. */
+static void test_constant_factor(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 13);
+	for (int e = 0; e < R * C; e++)
+		f.cand[e] = f.ref[e] * 127.0 / 255.0;
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "every value 0.498 (127/255) times the reference's") ||
+	    !strstr(r.diagnosis, "a constant factor"))
+		fail_msg("%s", r.diagnosis);
+	for (int e = 0; e < R * C; e++)
+		f.cand[e] = f.ref[e] * 1.125;
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "every value 1.125 (9/8) times"))
+		fail_msg("9/8: %s", r.diagnosis);
+}
+
+/* Each row (then each column) its own multiple of the reference's: named as such, with the range
+ * of the multiples, and not as a shrink toward zero though every multiple is below 1. */
+static void test_row_multiples(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 14);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] * (0.95 + 0.004 * i);
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "each row its own multiple of the reference's (0.95 to 0.994") ||
+	    !strstr(r.diagnosis, "the row scales differ by a factor"))
+		fail_msg("rows: %s", r.diagnosis);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] * (j % 2 ? 0.5 : 1.5);
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "each column its own multiple of the reference's (0.5 to 1.5"))
+		fail_msg("columns: %s", r.diagnosis);
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -627,6 +702,9 @@ int main(void)
 		cmocka_unit_test(test_profile_cells),
 		cmocka_unit_test(test_gemm_per_tensor_against_exact),
 		cmocka_unit_test(test_overshoot_is_not_a_missing_clamp),
+		cmocka_unit_test(test_gemm_truncation_shrinks),
+		cmocka_unit_test(test_constant_factor),
+		cmocka_unit_test(test_row_multiples),
 		cmocka_unit_test(test_json_round_trip),
 	};
 

@@ -95,6 +95,27 @@ static void test_quantile_sorted(void **state)
 	assert_true(isnan(stats_quantile_sorted(s, 0, 0.5)));
 }
 
+/* The usual ratios are named with their smallest denominator; others, and whole numbers, not. */
+static void test_usual_ratio(void **state)
+{
+	char b[24];
+
+	(void)state;
+	stats_usual_ratio(127.0 / 255.0, b, sizeof(b));
+	assert_string_equal(b, " (127/255)");
+	stats_usual_ratio(0.875, b, sizeof(b));
+	assert_string_equal(b, " (7/8)");
+	stats_usual_ratio(0.5 * (1 + 1e-5), b, sizeof(b));
+	assert_string_equal(b, " (1/2)");
+	stats_usual_ratio(2, b, sizeof(b));
+	assert_string_equal(b, "");
+	stats_usual_ratio(0.9812, b, sizeof(b));
+	assert_string_equal(b, "");
+	stats_usual_ratio(NAN, b, sizeof(b));
+	assert_string_equal(b, "");
+	stats_usual_ratio(0.5, b, 0);            /* no room: nothing written */
+}
+
 static void test_ks_exact(void **state)
 {
 	double xs[3] = { 0.9, 0.1, 0.5 };
@@ -203,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_summarize_small),
 		cmocka_unit_test(test_stddev_close_values),
 		cmocka_unit_test(test_quantile_sorted),
+		cmocka_unit_test(test_usual_ratio),
 		cmocka_unit_test(test_ks_exact),
 		cmocka_unit_test(test_ks_uniform_vs_skewed),
 	};
