@@ -448,6 +448,13 @@ static void say_worst(char *buf, size_t len, const struct quant_profile *p)
 		snprintf(buf, len, "no %s with an error", p->name);
 }
 
+/* The rows' (or the columns') own least-squares factors, taken together (entry_factors()). */
+struct entry_factors {
+	int n;                  /* entries with a reference to fit */
+	double lo, hi;          /* the smallest and largest entry's own factor */
+	double resid;           /* what is left after each entry's own fit, relative */
+};
+
 /* The output as a whole scaled against the reference's: the least-squares factor k of
  * candidate = k * reference over the measured elements, its standard error, the residual left
  * (relative to k * reference), the share of rows and of columns whose own factor lies on the
@@ -456,12 +463,6 @@ static void say_worst(char *buf, size_t len, const struct quant_profile *p)
  * sum of products carries into the output as a shrink of about half a step per factor in its
  * typical magnitude (1 to 4% at int8's tens of steps), the same in every row and column; one
  * scale per tensor or per batch leaves k at 1 and rows on both sides. */
-struct entry_factors {
-	int n;                  /* entries with a reference to fit */
-	double lo, hi;          /* the smallest and largest entry's own factor */
-	double resid;           /* what is left after each entry's own fit, relative */
-};
-
 struct magnitude_fit {
 	int valid;
 	double k, se, resid;
