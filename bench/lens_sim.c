@@ -1,15 +1,20 @@
-/* lens_sim.c - kbx's verdict and quantization-lens diagnosis for three Quantization tasks and a
+/* lens_sim.c - kbx's verdict and quantization-lens diagnosis for four Quantization tasks and a
  * few modelled candidates, without a GPU: kbx's own task loader, derived cases, input generator,
  * comparison and lens (libkbxcore.a), the kernels modelled in f32 C (fmaf where nvcc contracts;
  * built with -ffp-contract=off). Checked against the H200 (2026-12-02): the first failing case
  * and its diagnosis of matmul_w8a8's and bmm_w8a8's per-tensor examples, bmm_w8a8's per-batch
- * one and layernorm_w8a8's per-tensor and truncating ones came out digit for digit as kbx
- * printed them there (tests/core/lens_sim.sh holds them). For trying a change to core/quant.c
- * on realistic errors before it reaches a GPU.
+ * one, layernorm_w8a8's per-tensor and truncating ones, and conv2d_w8a8's per-tensor weight
+ * scale, weight scale axis and truncating ones came out digit for digit as kbx printed them
+ * there (the GEMMs' and conv2d's truncating ones with the lens of then, before its magnitude
+ * rule; tests/core/lens_sim.sh holds them). conv2d's lines rest on the scales, the rounding and
+ * the inputs: its epilogue with or without fmaf moves no lens figure, only the verdict's last
+ * digits. For trying a change to core/quant.c on realistic errors before it reaches a GPU.
  *
  * usage: bench/lens_sim TASK CAND [SEED] [CASE]   (KBX_TASKS: the catalogue, default ./tasks)
- *   TASK: layernorm_w8a8 | bmm_w8a8 | matmul_w8a8
- *   CAND: ref | per_tensor | trunc | per_batch_input (bmm)
+ *   TASK: layernorm_w8a8 | bmm_w8a8 | matmul_w8a8 | conv2d_w8a8
+ *   CAND: ref | per_tensor | trunc | per_batch_input (bmm) | weight_axis (conv2d)
+ *         (conv2d's per_tensor: one weight scale for the tensor, wrong_per_tensor_weight_scale.cu;
+ *         weight_axis: one per input channel, wrong_weight_scale_axis.cu)
  * One line per case (its verdict against the reference, and against the exact result where that
  * decides), then the lens's diagnosis. SIM_VERBOSE=1, SIM_ALT=1 (layernorm's affine step without
  * FMA) and SIM_DUMP=DIR (cand/ref/exact/step as f64) for digging.
@@ -286,6 +291,132 @@ static void gemm_exact(const float *x, const float *w, float *y, long long B, lo
 			}
 }
 
+/* ---------------------------------------------------------------- conv2d */
+
+/* conv2d_w8a8's case: NCHW, one stride and one zero padding for both spatial dims, ho x wo out. */
+struct conv {
+	long long nb, cin, h, w, cout, kh, kw, stride, pad, ho, wo;
+	int has_bias;
+};
+
+/* The int32 sum of one output element over (ci, ky, kx), padding read as 0; ci_only >= 0 sums that
+ * input channel alone (wrong_weight_scale_axis). Integer sums are exact: the order is free. */
+static int conv_acc(const struct conv *c, const int *xq, const int *wq, long long n, long long co, long long oy,
+		    long long ox, long long ci_only)
+{
+	int acc = 0;
+	for (long long ci = ci_only < 0 ? 0 : ci_only; ci < (ci_only < 0 ? c->cin : ci_only + 1); ci++)
+		for (long long ky = 0; ky < c->kh; ky++) {
+			const long long iy = oy * c->stride - c->pad + ky;
+			if (iy < 0 || iy >= c->h)
+				continue;
+			for (long long kx = 0; kx < c->kw; kx++) {
+				const long long ix = ox * c->stride - c->pad + kx;
+				if (ix >= 0 && ix < c->w)
+					acc += xq[((n * c->cin + ci) * c->h + iy) * c->w + ix] *
+					       wq[((co * c->cin + ci) * c->kh + ky) * c->kw + kx];
+			}
+		}
+	return acc;
+}
+
+enum conv_cand { CONV_REF, CONV_TRUNC, CONV_PER_TENSOR, CONV_WEIGHT_AXIS };
+
+/* reference.cu and its wrong examples. sx = max |input| / 127 in all four (a max is exact in any
+ * order); the weight scales: per output channel (ref, trunc: quant_weight), one for the tensor
+ * (per_tensor: two_absmax), per input channel (weight_axis: quant_weight_in). The epilogue
+ * y = acc * sx * sw + b is contracted by nvcc to fmaf(acc * sx, sw, b), b = 0 without bias (ref,
+ * trunc, per_tensor); weight_axis sums fmaf(acc_ci, sw[ci], sum) over ci, then fmaf(sum, sx, b).
+ * sx, sw: the scales the kernel keeps (x_scale, w_scale of the reference). */
+static void conv_q8(const struct conv *c, const float *x, const float *w, const float *bias, float *y, float *sx,
+		    float *sw, enum conv_cand cand)
+{
+	const long long nx = c->nb * c->cin * c->h * c->w, nw = c->cout * c->cin * c->kh * c->kw;
+	const long long khw = c->kh * c->kw, kdim = c->cin * khw;
+	int *xq = malloc(sizeof(int) * (size_t)(nx + 1)), *wq = malloc(sizeof(int) * (size_t)(nw + 1));
+	float amax = 0, *swi = calloc((size_t)c->cin + 1, sizeof(float)), swt = 0;
+
+	q8_trunc = cand == CONV_TRUNC;
+	for (long long i = 0; i < nx; i++)
+		amax = fmaxf(amax, fabsf(x[i]));
+	*sx = amax / 127.0f;
+	for (long long i = 0; i < nx; i++)
+		xq[i] = q8(x[i], *sx);
+	if (cand == CONV_PER_TENSOR) {
+		amax = 0;
+		for (long long i = 0; i < nw; i++)
+			amax = fmaxf(amax, fabsf(w[i]));
+		swt = amax / 127.0f;
+		for (long long i = 0; i < nw; i++)
+			wq[i] = q8(w[i], swt);
+	} else if (cand == CONV_WEIGHT_AXIS) {
+		for (long long ci = 0; ci < c->cin; ci++) {
+			amax = 0;
+			for (long long co = 0; co < c->cout; co++)
+				for (long long t = 0; t < khw; t++)
+					amax = fmaxf(amax, fabsf(w[(co * c->cin + ci) * khw + t]));
+			swi[ci] = amax / 127.0f;
+			for (long long co = 0; co < c->cout; co++)
+				for (long long t = 0; t < khw; t++)
+					wq[(co * c->cin + ci) * khw + t] = q8(w[(co * c->cin + ci) * khw + t], swi[ci]);
+		}
+	}
+	if (cand == CONV_REF || cand == CONV_TRUNC)
+		for (long long co = 0; co < c->cout; co++) {
+			amax = 0;
+			for (long long i = 0; i < kdim; i++)
+				amax = fmaxf(amax, fabsf(w[co * kdim + i]));
+			sw[co] = amax / 127.0f;
+			for (long long i = 0; i < kdim; i++)
+				wq[co * kdim + i] = q8(w[co * kdim + i], sw[co]);
+		}
+	q8_trunc = 0;
+	for (long long n = 0; n < c->nb; n++)
+		for (long long co = 0; co < c->cout; co++) {
+			const float b = c->has_bias ? bias[co] : 0.0f;
+			for (long long oy = 0; oy < c->ho; oy++)
+				for (long long ox = 0; ox < c->wo; ox++) {
+					float *out = &y[((n * c->cout + co) * c->ho + oy) * c->wo + ox];
+					if (cand == CONV_WEIGHT_AXIS) {
+						float sum = 0.0f;
+						for (long long ci = 0; ci < c->cin; ci++)
+							sum = fmaf((float)conv_acc(c, xq, wq, n, co, oy, ox, ci), swi[ci], sum);
+						*out = fmaf(sum, *sx, b);
+					} else {
+						const float s = cand == CONV_PER_TENSOR ? swt : sw[co];
+						*out = fmaf((float)conv_acc(c, xq, wq, n, co, oy, ox, -1) * *sx, s, b);
+					}
+				}
+		}
+	free(xq);
+	free(wq);
+	free(swi);
+}
+
+/* kbx/conv_exact.h: sequential fmaf over (ci, ky, kx), then the bias added */
+static void conv_exact(const struct conv *c, const float *x, const float *w, const float *bias, float *y)
+{
+	for (long long n = 0; n < c->nb; n++)
+		for (long long co = 0; co < c->cout; co++)
+			for (long long oy = 0; oy < c->ho; oy++)
+				for (long long ox = 0; ox < c->wo; ox++) {
+					float acc = 0.0f;
+					for (long long ci = 0; ci < c->cin; ci++)
+						for (long long ky = 0; ky < c->kh; ky++) {
+							const long long iy = oy * c->stride - c->pad + ky;
+							if (iy < 0 || iy >= c->h)
+								continue;
+							for (long long kx = 0; kx < c->kw; kx++) {
+								const long long ix = ox * c->stride - c->pad + kx;
+								if (ix >= 0 && ix < c->w)
+									acc = fmaf(x[((n * c->cin + ci) * c->h + iy) * c->w + ix],
+										   w[((co * c->cin + ci) * c->kh + ky) * c->kw + kx], acc);
+							}
+						}
+					y[((n * c->cout + co) * c->ho + oy) * c->wo + ox] = acc + (c->has_bias ? bias[co] : 0.0f);
+				}
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static double env_get(const struct problem *pb, const char *name)
@@ -420,7 +551,44 @@ int main(int argc, char **argv)
 		int nsc = 0;
 		double *s0 = NULL, *s1 = NULL;
 
-		if (islayer) {
+		if (!strcmp(tname, "conv2d_w8a8")) {
+			struct conv c = { (long long)env_get(&pb, "nb"), (long long)env_get(&pb, "cin"),
+					  (long long)env_get(&pb, "h"), (long long)env_get(&pb, "w"),
+					  (long long)env_get(&pb, "cout"), (long long)env_get(&pb, "kh"),
+					  (long long)env_get(&pb, "kw"), (long long)env_get(&pb, "stride"),
+					  (long long)env_get(&pb, "padding"), 0, 0, (int)env_get(&pb, "has_bias") };
+			static const char *const names[] = { "ref", "trunc", "per_tensor", "weight_axis" };
+			int cand_i = -1;
+			c.ho = (c.h + 2 * c.pad - c.kh) / c.stride + 1;
+			c.wo = (c.w + 2 * c.pad - c.kw) / c.stride + 1;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(cand_name, names[i]))
+					cand_i = i;
+			if (cand_i < 0) {
+				fprintf(stderr, "cand?\n");
+				return 1;
+			}
+			float *x = draw(t, &pb, tc->name, "input", seed), *w = draw(t, &pb, tc->name, "weight", seed),
+			      *bb = draw(t, &pb, tc->name, "bias", seed);
+			float sx, csx, *sw = calloc((size_t)c.cout + 1, 4), *csw = calloc((size_t)c.cout + 1, 4);
+
+			conv_q8(&c, x, w, bb, ref, &sx, sw, CONV_REF);
+			conv_q8(&c, x, w, bb, cand, &csx, csw, (enum conv_cand)cand_i);
+			conv_exact(&c, x, w, bb, exact);
+			/* the reference's scratch x_scale [1] and w_scale [cout], as the [quant] step names them */
+			s0 = calloc(1, sizeof(double));
+			s1 = calloc((size_t)c.cout + 1, sizeof(double));
+			s0[0] = sx;
+			for (long long i = 0; i < c.cout; i++)
+				s1[i] = sw[i];
+			sc[nsc++] = (struct quant_scale){ "x_scale", s0, 1 };
+			sc[nsc++] = (struct quant_scale){ "w_scale", s1, (size_t)c.cout };
+			free(x);
+			free(w);
+			free(bb);
+			free(sw);
+			free(csw);
+		} else if (islayer) {
 			long long rows = (long long)env_get(&pb, "rows"), d = (long long)env_get(&pb, "d");
 			float eps = (float)env_get(&pb, "eps");
 			float *x = draw(t, &pb, tc->name, "input", seed), *w = draw(t, &pb, tc->name, "weight", seed),
