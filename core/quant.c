@@ -284,7 +284,7 @@ struct entry_acc {
 	double logstep;          /* sum of log(step) over the entry's elements */
 	double cand_x, ref_x;    /* sums of |candidate - exact| and |reference - exact| */
 	unsigned long long xcnt; /* elements with an exact value */
-	double cr, rr, cc;       /* sums of candidate * reference, reference^2, candidate^2 (magnitude_fit) */
+	double cr, rr, cc;       /* sums of candidate * reference, reference^2, candidate^2, in steps */
 };
 
 /* Whether the candidate's error follows the reference's scale along one profile: over the
@@ -354,9 +354,9 @@ static void acc_add(struct entry_acc *a, double err, double step, double cand, d
 	if (err > a->max)
 		a->max = err;
 	a->logstep += log(step);
-	a->cr += cand * ref;
-	a->rr += ref * ref;
-	a->cc += cand * cand;
+	a->cr += (cand / step) * (ref / step);
+	a->rr += (ref / step) * (ref / step);
+	a->cc += (cand / step) * (cand / step);
 	if (isfinite(x)) {
 		a->cand_x += fabs(cand - x);
 		a->ref_x += fabs(ref - x);
@@ -456,7 +456,9 @@ struct entry_factors {
 };
 
 /* The output as a whole scaled against the reference's: the least-squares factor k of
- * candidate = k * reference over the measured elements, its standard error, the residual left
+ * candidate = k * reference over the measured elements, each counted in its own steps (as the
+ * rest of the lens counts them: else the rows of the largest range decide alone, and a fit per
+ * row or column of a few elements follows them), its standard error, the residual left
  * (relative to k * reference), the share of rows and of columns whose own factor lies on the
  * same side of 1 as k, and the share of differing elements nearer zero than the reference's.
  * Rounding v / scale toward zero leaves every quantized value up to a step nearer zero, which a
@@ -774,9 +776,9 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 		}
 		err = fabs(c - r) / s;
 		out->n++;
-		cr += c * r;
-		rr += r * r;
-		cc += c * c;
+		cr += (c / s) * (r / s);
+		rr += (r / s) * (r / s);
+		cc += (c / s) * (c / s);
 		if (c != r) {
 			differ++;
 			nearer += fabs(c) < fabs(r);

@@ -633,6 +633,45 @@ static void test_row_multiples(void **state)
 		fail_msg("columns: %s", r.diagnosis);
 }
 
+/* Four channels, two of them a hundred steps wide and two a couple of steps, with every value
+ * moved up to a step toward zero; each pixel holds one value of each channel: the shrink is found
+ * in every channel and pixel, and no pixel is taken for its own multiple. (conv2d_w8a8's
+ * channel_ranges case, whose pixels a fit in raw values once took so, is held by
+ * tests/core/lens_sim.sh.) */
+static void test_shrink_with_wide_and_narrow_channels(void **state)
+{
+	enum { CH = 4, PX = 64 };
+	static double cs[CH] = { 1, 1, 0.01, 0.01 }, xs[1] = { 1 }, step[CH * PX], ref[CH * PX], cand[CH * PX];
+	struct quant_scale sc[2] = { { "x_scale", xs, 1 }, { "w_scale", cs, CH } };
+	size_t shape[2] = { CH, PX };
+	struct quant_spec spec;
+	struct quant_result r;
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(quant_spec_set(&spec, "output", "y", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "step", "x_scale() * w_scale(0)", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "rows", "0 : channel", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "columns", "1 : pixel", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&spec, "range", "-127, 127", "test"), KBX_OK);
+	assert_int_equal(quant_spec_check(&spec, "test"), KBX_OK);
+	assert_int_equal(quant_step_fill(&spec, shape, 2, sc, 2, step), KBX_OK);
+	rng_state = 31;
+	for (int c = 0; c < CH; c++)
+		for (int p = 0; p < PX; p++) {
+			double q = (c < 2 ? 60 + 60 * urand() : 1 + 2 * urand()) * (urand() < 0.5 ? -1 : 1);
+			double moved = q > 0 ? fmax(0, q - 2 * urand()) : fmin(0, q + 2 * urand());
+
+			ref[c * PX + p] = q * step[c * PX + p];
+			cand[c * PX + p] = moved * step[c * PX + p];
+		}
+	quant_analyse(&spec, cand, ref, step, shape, 2, &r);
+	if (getenv("KBX_TEST_VERBOSE"))
+		fprintf(stderr, "wide and narrow channels: %s\n", r.diagnosis);
+	assert_null(strstr(r.diagnosis, "its own multiple"));
+	assert_non_null(strstr(r.diagnosis, "smaller in magnitude"));
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -705,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_truncation_shrinks),
 		cmocka_unit_test(test_constant_factor),
 		cmocka_unit_test(test_row_multiples),
+		cmocka_unit_test(test_shrink_with_wide_and_narrow_channels),
 		cmocka_unit_test(test_json_round_trip),
 	};
 
