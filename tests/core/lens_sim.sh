@@ -1,8 +1,8 @@
 #!/bin/sh
-# The quantization lens on realistic errors without a GPU (issue 21): bench/lens_sim models four
+# The quantization lens on realistic errors without a GPU (issue 21): bench/lens_sim models six
 # Quantization tasks' kernels in f32 C on kbx's own inputs and runs kbx's comparison and lens on
 # them. These lines are what kbx printed on an H200 (2026-12-02) for the first failing case of
-# seven wrong examples; the model gives them digit for digit, so a change to the lens or the
+# twelve wrong examples; the model gives them digit for digit, so a change to the lens or the
 # inputs that moves them shows here. Then what the lens says of layernorm_w8a8's per-tensor
 # scale on its later cases (a coarser grid, not a missing clamp).
 builddir=${KBX_BUILDDIR:-.}
@@ -32,6 +32,15 @@ first_fail layernorm_w8a8 per_tensor corner_extreme_affine "errors of up to 1.4 
 first_fail layernorm_w8a8 trunc corner_extreme_affine "all errors within one step (3 of 8 off by up to one, none more): the rounding mode differs"
 first_fail conv2d_w8a8 per_tensor random_outlier_3x3_bias "error differs from channel to channel (worst channel 0: 61 steps, median 40.7), evenly across pixels: the channel scales differ"
 first_fail conv2d_w8a8 weight_axis random_outlier_3x3_bias "error differs from channel to channel (worst channel 0: 41.5 steps, median 27.2), evenly across pixels: the channel scales differ"
+# attention_w8a8 (wrong_per_tensor_scales.cu, wrong_scale_over_255.cu) and linear_w4a16
+# (wrong_per_tensor_scale.cu, wrong_scale_amax_over_8.cu, wrong_truncating_rounding.cu): the H200
+# printed these with the lens before its magnitude rule; the model gives them digit for digit with
+# that rule and without it (it does not fire on these cases)
+first_fail attention_w8a8 per_tensor token_ranges "error differs across tokens (worst token 33: 58.8 steps, median 18.8) and across dims (worst dim 6: 40.2 steps, median 22.9): the token and dim scales differ, as with one scale per tensor"
+first_fail attention_w8a8 over_255 corner_single_token "error constant along each dim, different across dims (worst dim 4: 63.7 steps, median 0.335): the dim scales differ"
+first_fail linear_w4a16 per_tensor corner_extreme_scale "error constant along each channel, different across channels (worst channel 1: 28 steps, median 14): the channel scales differ"
+first_fail linear_w4a16 amax_over_8 corner_extreme_scale "error constant along each channel, different across channels (worst channel 1: 3.5 steps, median 2.19): the channel scales differ"
+first_fail linear_w4a16 trunc corner_int4_boundary "all errors within one step (1 of 1 off by up to one, none more): the rounding mode differs"
 
 # Truncation in the GEMMs (matmul and bmm, wrong_truncating_rounding.cu): on the H200 (2026-12-02)
 # their first failing cases said "errors of up to 3.07e+03 steps (mean 616) spread evenly" and
@@ -69,7 +78,7 @@ else
 	fail=1
 fi
 # the reference against itself: exact everywhere
-for task in bmm_w8a8 conv2d_w8a8; do
+for task in bmm_w8a8 conv2d_w8a8 attention_w8a8 linear_w4a16; do
 	n=$((n + 1))
 	if "$sim" $task ref 0 2>&1 | grep 'lens:' | grep -vq 'every value exact\|no lens\|no element has a quantization step'; then
 		echo "not ok $n - $task's modelled reference is not exact against itself"
