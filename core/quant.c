@@ -473,7 +473,28 @@ struct magnitude_fit {
 };
 
 #define MAG_MIN 0.005           /* a shrink or growth smaller than this is not reported */
-#define MAG_TRUNC_MAX 0.1       /* a shrink larger than this is not rounding */
+#define MAG_TRUNC_MAX 0.1       /* a shrink larger than this is not rounding (int8; int4: 2 / 8) */
+
+/* What the spec says of the profiles: whether the steps keep a scale along the rows' (the
+ * columns') axes, so that a pattern along them can be blamed on one, and the quantized range's
+ * largest magnitude (0 when none is given). */
+struct lens_axes {
+	int rows_scaled, cols_scaled;
+	double range;
+};
+
+/* 1 when one of the step's factors is indexed by one of these output axes. */
+static int axes_scaled(const struct quant_spec *spec, const int *axes, int naxes)
+{
+	int f, a, b;
+
+	for (f = 0; f < spec->nf; f++)
+		for (a = 0; spec->f[f].buf[0] && a < spec->f[f].naxes; a++)
+			for (b = 0; b < naxes; b++)
+				if (spec->f[f].axes[a] == axes[b])
+					return 1;
+	return 0;
+}
 
 static double side_share(const struct entry_acc *acc, size_t n, double k)
 {
@@ -544,29 +565,35 @@ static struct magnitude_fit magnitude_fit(double cr, double rr, double cc, unsig
  * elements in each entry (4 on average) that a fit of its own is not exact by itself. 1 when that
  * wrote the line. */
 static int per_entry_line(struct quant_result *r, const struct entry_factors *f, const struct quant_profile *p,
-			  double global_resid)
+			  double global_resid, int scaled)
 {
 	double spread = f->hi - f->lo;
 
 	if (f->n < 2 || r->n < 4ULL * (unsigned long long)f->n || !(spread >= MAG_MIN) ||
 	    !(f->resid <= 0.1 * global_resid))
 		return 0;
-	snprintf(r->diagnosis, sizeof(r->diagnosis), "each %s its own multiple of the reference's (%.4g to %.4g, "
-		 "%.2g left over): the %s scales differ by a factor", p->name, f->lo, f->hi, f->resid, p->name);
+	if (scaled)
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "each %s its own multiple of the reference's (%.4g to "
+			 "%.4g, %.2g left over): the %s scales differ by a factor", p->name, f->lo, f->hi, f->resid,
+			 p->name);
+	else
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "each %s its own multiple of the reference's (%.4g to "
+			 "%.4g, %.2g left over), though the steps keep no %s scale: something per %s multiplies the "
+			 "output (another normalization?)", p->name, f->lo, f->hi, f->resid, p->name, p->name);
 	return 1;
 }
 
 /* The magnitude rules of diagnose(): 1 when one of them wrote the line. */
-static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m)
+static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m, const struct lens_axes *ax)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
-	double off = fabs(1 - m->k);
+	double off = fabs(1 - m->k), trunc_max = ax->range > 0 ? fmax(MAG_TRUNC_MAX, 2 / ax->range) : MAG_TRUNC_MAX;
 	char ratio[24], where[64] = "";
 
 	if (!m->valid)
 		return 0;
-	if (m->resid > 0.02 * off &&
-	    (per_entry_line(r, &m->rowf, rp, m->resid) || per_entry_line(r, &m->colf, cp, m->resid)))
+	if (m->resid > 0.02 * off && (per_entry_line(r, &m->rowf, rp, m->resid, ax->rows_scaled) ||
+				      per_entry_line(r, &m->colf, cp, m->resid, ax->cols_scaled)))
 		return 1;
 	if (off < MAG_MIN || off < 4 * m->se || m->row_side < 0.9 || m->col_side < 0.9)
 		return 0;
@@ -580,18 +607,21 @@ static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m)
 			 "%.2g left over): a constant factor (another divisor or range?)", m->k, ratio, m->resid);
 		return 1;
 	}
-	if (m->k < 1 && off <= MAG_TRUNC_MAX && m->nearer >= 0.6) {
+	/* Truncation leans every quantized value toward zero; a scale too small clamps the largest
+	 * ones: both shrink the output, and it cannot tell them apart (linear_w4a16's max / 8). */
+	if (m->k < 1 && off <= trunc_max && m->nearer >= 0.6) {
 		snprintf(r->diagnosis, sizeof(r->diagnosis), "values %.2g%% smaller in magnitude than the reference's "
 			 "(least squares %.4g +- %.2g%s; %.0f%% of those that differ nearer zero): the quantized values "
-			 "lean toward zero, as when v / scale is truncated instead of rounded to the nearest", 100 * off,
-			 m->k, m->se, where, 100 * m->nearer);
+			 "lean toward zero (v / scale truncated instead of rounded to the nearest, or the largest "
+			 "clamped by a scale too small)", 100 * off, m->k, m->se, where, 100 * m->nearer);
 		return 1;
 	}
 	return 0;
 }
 
 static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square,
-		     const struct scale_follow *rf, const struct scale_follow *cf, const struct magnitude_fit *mag)
+		     const struct scale_follow *rf, const struct scale_follow *cf, const struct magnitude_fit *mag,
+		     const struct lens_axes *ax)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
 	double per_row = rp->n ? (double)r->n / rp->n : 0, per_col = cp->n ? (double)r->n / cp->n : 0;
@@ -634,13 +664,13 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 			 "one, none more): the rounding mode differs", r->hist[QB_ONE], r->n);
 		return;
 	}
-	if (square && diag_mean <= 0.5 && off_mean > 2) {
+	if (square && ax->rows_scaled && ax->cols_scaled && diag_mean <= 0.5 && off_mean > 2) {
 		snprintf(r->diagnosis, sizeof(r->diagnosis), "exact on the diagonal (%s = %s), %.3g steps off it: the "
 			 "%s and %s scales are swapped (a transposed scale)", rp->name, cp->name, off_mean, rp->name,
 			 cp->name);
 		return;
 	}
-	if (magnitude_line(r, mag))
+	if (magnitude_line(r, mag, ax))
 		return;
 	if (not_following(rf) || not_following(cf)) {
 		const struct quant_profile *p = not_following(rf) ? rp : cp;
@@ -658,25 +688,45 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 				 f->se, f->n, p->name, p->name);
 		return;
 	}
-	if (rows && cols) {
+	/* A pattern along an axis with a scale of its own blames that scale; where the steps keep none
+	 * (linear_w4a16's batch rows, attention's dims), the pattern is the values' own. */
+	if (rows && cols && ax->rows_scaled && ax->cols_scaled) {
 		snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs across %ss (%s) and across %ss (%s): the "
 			 "%s and %s scales differ, as with one scale per tensor", rp->name, rw, cp->name, cw, rp->name,
 			 cp->name);
 		return;
 	}
+	if (rows && cols && ax->rows_scaled != ax->cols_scaled) {
+		const struct quant_profile *p = ax->rows_scaled ? rp : cp, *o = ax->rows_scaled ? cp : rp;
+
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs across %ss (%s) and across %ss (%s): the "
+			 "%s scales differ (the steps keep no %s scale: that pattern follows the values)", rp->name, rw,
+			 cp->name, cw, p->name, o->name);
+		return;
+	}
 	if (rows || cols) {
 		const struct quant_profile *p = rows ? rp : cp, *o = rows ? cp : rp;
 		const char *w = rows ? rw : cw;
+		char why[160];
 
-		if (p->within < 0.1)
+		if (rows ? ax->rows_scaled : ax->cols_scaled)
+			snprintf(why, sizeof(why), "the %s scales differ", p->name);
+		else
+			snprintf(why, sizeof(why), "the steps keep no %s scale, so it follows each %s's own values "
+				 "(clamped or saturated ones, or another accumulation)", p->name, p->name);
+		if (rows && cols)
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs across %ss (%s) and across %ss (%s): "
+				 "the steps keep no %s or %s scale, so it follows the values themselves (clamped or "
+				 "saturated ones, or another accumulation)", rp->name, rw, cp->name, cw, rp->name, cp->name);
+		else if (p->within < 0.1)
 			snprintf(r->diagnosis, sizeof(r->diagnosis), "error constant along each %s, different across "
-				 "%ss (%s): the %s scales differ", p->name, p->name, w, p->name);
+				 "%ss (%s): %s", p->name, p->name, w, why);
 		else if (o->n)
 			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs from %s to %s (%s), evenly across %ss: "
-				 "the %s scales differ", p->name, p->name, w, o->name, p->name);
+				 "%s", p->name, p->name, w, o->name, why);
 		else
-			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs from %s to %s (%s): the %s scales "
-				 "differ", p->name, p->name, w, p->name);
+			snprintf(r->diagnosis, sizeof(r->diagnosis), "error differs from %s to %s (%s): %s", p->name,
+				 p->name, w, why);
 		return;
 	}
 	{
@@ -748,6 +798,7 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	double sum = 0, diag_sum = 0, off_sum = 0, cr = 0, rr = 0, cc = 0;
 	unsigned long long diag_n = 0, off_n = 0, differ = 0, nearer = 0;
 	struct magnitude_fit mag;
+	struct lens_axes ax;
 	int square;
 
 	memset(out, 0, sizeof(*out));
@@ -826,8 +877,11 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	rf = follow_fit(racc, nrows);
 	cf = follow_fit(cacc, ncols);
 	mag = magnitude_fit(cr, rr, cc, out->n, differ, nearer, racc, nrows, cacc, ncols);
+	ax.rows_scaled = axes_scaled(spec, spec->row_axes, spec->nrow_axes);
+	ax.cols_scaled = axes_scaled(spec, spec->col_axes, spec->ncol_axes);
+	ax.range = fmax(fabs(spec->qmin), fabs(spec->qmax));
 	diagnose(out, diag_n ? diag_sum / (double)diag_n : 0, off_n ? off_sum / (double)off_n : 0,
-		 square && diag_n && off_n, &rf, &cf, &mag);
+		 square && diag_n && off_n, &rf, &cf, &mag, &ax);
 	free(racc);
 	free(cacc);
 }

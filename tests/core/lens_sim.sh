@@ -35,9 +35,12 @@ first_fail conv2d_w8a8 weight_axis random_outlier_3x3_bias "error differs from c
 # attention_w8a8 (wrong_per_tensor_scales.cu, wrong_scale_over_255.cu) and linear_w4a16
 # (wrong_per_tensor_scale.cu, wrong_scale_amax_over_8.cu, wrong_truncating_rounding.cu): the H200
 # printed these with the lens before its magnitude rule; the model gives them digit for digit with
-# that rule and without it (it does not fire on these cases)
-first_fail attention_w8a8 per_tensor token_ranges "error differs across tokens (worst token 33: 58.8 steps, median 18.8) and across dims (worst dim 6: 40.2 steps, median 22.9): the token and dim scales differ, as with one scale per tensor"
-first_fail attention_w8a8 over_255 corner_single_token "error constant along each dim, different across dims (worst dim 4: 63.7 steps, median 0.335): the dim scales differ"
+# that rule and without it (it does not fire on these cases). attention's steps keep a scale per
+# token (v_scale), none per dim: the H200's lens said "the token and dim scales differ, as with one
+# scale per tensor" and, for the scale of max / 255 (which saturates the largest values of each
+# token), "the dim scales differ"; the lens now blames only the scales the steps keep.
+first_fail attention_w8a8 per_tensor token_ranges "error differs across tokens (worst token 33: 58.8 steps, median 18.8) and across dims (worst dim 6: 40.2 steps, median 22.9): the token scales differ (the steps keep no dim scale: that pattern follows the values)"
+first_fail attention_w8a8 over_255 corner_single_token "error constant along each dim, different across dims (worst dim 4: 63.7 steps, median 0.335): the steps keep no dim scale, so it follows each dim's own values (clamped or saturated ones, or another accumulation)"
 first_fail linear_w4a16 per_tensor corner_extreme_scale "error constant along each channel, different across channels (worst channel 1: 28 steps, median 14): the channel scales differ"
 first_fail linear_w4a16 amax_over_8 corner_extreme_scale "error constant along each channel, different across channels (worst channel 1: 3.5 steps, median 2.19): the channel scales differ"
 first_fail linear_w4a16 trunc corner_int4_boundary "all errors within one step (1 of 1 off by up to one, none more): the rounding mode differs"
@@ -46,12 +49,27 @@ first_fail linear_w4a16 trunc corner_int4_boundary "all errors within one step (
 # their first failing cases said "errors of up to 3.07e+03 steps (mean 616) spread evenly" and
 # "errors of up to 919 steps (mean 229) spread evenly", which the model gives digit for digit
 # without the magnitude rule; with it, the model's lens names the shrink toward zero:
-first_fail matmul_w8a8 trunc random_standard_32x256x128 "values 1.8% smaller in magnitude than the reference's (least squares 0.9815 +- 0.0003, in every row and column; 75% of those that differ nearer zero): the quantized values lean toward zero, as when v / scale is truncated instead of rounded to the nearest"
-first_fail bmm_w8a8 trunc corner_asymmetric_scale "values 1.2% smaller in magnitude than the reference's (least squares 0.9878 +- 0.0016, in every row and column; 71% of those that differ nearer zero): the quantized values lean toward zero, as when v / scale is truncated instead of rounded to the nearest"
+first_fail matmul_w8a8 trunc random_standard_32x256x128 "values 1.8% smaller in magnitude than the reference's (least squares 0.9815 +- 0.0003, in every row and column; 75% of those that differ nearer zero): the quantized values lean toward zero (v / scale truncated instead of rounded to the nearest, or the largest clamped by a scale too small)"
+first_fail bmm_w8a8 trunc corner_asymmetric_scale "values 1.2% smaller in magnitude than the reference's (least squares 0.9878 +- 0.0016, in every row and column; 71% of those that differ nearer zero): the quantized values lean toward zero (v / scale truncated instead of rounded to the nearest, or the largest clamped by a scale too small)"
 # and in conv2d_w8a8 (wrong_truncating_rounding.cu, the input and the weights alike): on the H200
 # (2026-12-02) corner_stride2 said "errors of up to 640 steps (mean 215) spread evenly over
 # channels and pixels", which the model gives digit for digit without the magnitude rule; with it:
-first_fail conv2d_w8a8 trunc corner_stride2 "values 1.6% smaller in magnitude than the reference's (least squares 0.9843 +- 0.002, in every channel and pixel; 72% of those that differ nearer zero): the quantized values lean toward zero, as when v / scale is truncated instead of rounded to the nearest"
+first_fail conv2d_w8a8 trunc corner_stride2 "values 1.6% smaller in magnitude than the reference's (least squares 0.9843 +- 0.002, in every channel and pixel; 72% of those that differ nearer zero): the quantized values lean toward zero (v / scale truncated instead of rounded to the nearest, or the largest clamped by a scale too small)"
+
+# linear_w4a16's perf_like_uniform case: int4 truncation shrinks the output by 14% (half a step of
+# about three and a half), past the 10% an int8 shrink stays under, so the cap follows the range;
+# the scale of max / 8 (the largest values clamped) shrinks it too, and the line names both causes.
+n=$((n + 1))
+t=$("$sim" linear_w4a16 trunc 0 perf_like_uniform 2>&1 | grep 'lens:')
+a=$("$sim" linear_w4a16 amax_over_8 0 perf_like_uniform 2>&1 | grep 'lens:')
+if echo "$t" | grep -q "values 14% smaller in magnitude.*truncated instead of rounded" &&
+	echo "$a" | grep -q "values 1.6% smaller in magnitude.*or the largest clamped by a scale too small"; then
+	echo "ok $n - linear_w4a16 perf_like_uniform: the int4 shrink of truncation, and of a clamping scale"
+else
+	echo "not ok $n - linear_w4a16 perf_like_uniform"
+	printf '%s\n%s\n' "$t" "$a" | sed 's/^/# /'
+	fail=1
+fi
 
 # conv2d_w8a8's channel_ranges case (channels of very different ranges, four per pixel): with the
 # factor fitted in raw values, each pixel's own fit followed its widest channels and the lens read

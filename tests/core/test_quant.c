@@ -672,6 +672,43 @@ static void test_shrink_with_wide_and_narrow_channels(void **state)
 	assert_non_null(strstr(r.diagnosis, "smaller in magnitude"));
 }
 
+/* A pattern along an axis the steps keep no scale for (linear_w4a16's batch rows: step =
+ * w_scale(1)) is not blamed on a scale of that axis; along the scaled axis it still is. */
+static void test_no_scale_no_blame(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 15);
+	memset(&f.spec, 0, sizeof(f.spec));
+	assert_int_equal(quant_spec_set(&f.spec, "output", "y", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&f.spec, "step", "x_scale(0) * w_scale(1)", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&f.spec, "rows", "0 : row", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&f.spec, "columns", "1 : channel", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(&f.spec, "range", "-8, 7", "test"), KBX_OK);
+	assert_int_equal(quant_spec_check(&f.spec, "test"), KBX_OK);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] + (2 + (i * 7) % R) * f.step[i * C + j];
+	analyse(&f, &r);
+	assert_non_null(strstr(r.diagnosis, "the row scales differ"));  /* x_scale(0): rows have one */
+
+	assert_int_equal(quant_spec_set(&f.spec, "step", "w_scale(1)", "test"), KBX_OK);
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "error constant along each row, different across rows") ||
+	    !strstr(r.diagnosis, "the steps keep no row scale") || strstr(r.diagnosis, "row scales differ"))
+		fail_msg("rows without a scale: %s", r.diagnosis);
+
+	/* both axes differ, only the channels keep a scale: the channels are blamed, the rows not */
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			f.cand[i * C + j] = f.ref[i * C + j] + (0.06 / f.rs[i]) * (0.05 / f.cs[j]) * f.step[i * C + j];
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "the channel scales differ (the steps keep no row scale"))
+		fail_msg("one of two axes scaled: %s", r.diagnosis);
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -745,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_constant_factor),
 		cmocka_unit_test(test_row_multiples),
 		cmocka_unit_test(test_shrink_with_wide_and_narrow_channels),
+		cmocka_unit_test(test_no_scale_no_blame),
 		cmocka_unit_test(test_json_round_trip),
 	};
 

@@ -4,8 +4,8 @@
 // than the others) round to zero under the tensor-wide scale and attend uniformly instead of
 // sharply: rmse ~0.6, l1_relative ~0.4, cosine ~0.82 against the per-token reference, outside all
 // three thresholds. (On the plain random draws the coarser scale stays inside them.)
-// The quantization lens sees the error vary across tokens and dims alike: the diagnosis should say
-// `as with one scale per tensor`.
+// The quantization lens sees the error vary across tokens (which keep a scale each) and across dims
+// (which keep none: that follows V's values): the diagnosis should say `the token scales differ`.
 //
 // @kbx scratch amax f32 [3]
 // @kbx launch tensor_absmax<<<3, 1024>>>(query, key, value, i64(b * s * d), d, amax)

@@ -2,9 +2,12 @@
 // Mistake: one activation scale per batch (max |input[b]| / 127 over all m rows of the batch)
 // instead of one per (batch, row); the weights stay per column. Otherwise the reference: int8,
 // clamped, int32 accumulation. It keeps its scales in x_scale like the reference, so the first
-// wrong stage reported should be `x_scale`, and the quantization lens must diagnose the rows
-// (rows with a small max |x| get coarse steps): the diagnosis should say `the row scales differ`.
-// Wrong on the outlier and asymmetric cases, where rows' maxima differ most.
+// wrong stage reported should be `x_scale`, and the quantization lens must diagnose the rows:
+// rows with a small max |x| get steps too coarse for them, so against the exact product the error
+// grows as a row's own scale shrinks (on the H200, 2026-12-02, the first failing case said so; an
+// earlier announcement, `the row scales differ`, was not what the lens says): the diagnosis should
+// say `do not follow each row's range`. Wrong on the outlier and asymmetric cases, where rows'
+// maxima differ most.
 //
 // @kbx scratch x_scale f32 [b, m]
 // @kbx scratch w_scale f32 [b, n]
