@@ -477,11 +477,17 @@ struct magnitude_fit {
 
 /* What the spec says of the profiles: whether the steps keep a scale along the rows' (the
  * columns') axes, so that a pattern along them can be blamed on one, and the quantized range's
- * largest magnitude (0 when none is given). */
+ * largest magnitude (0 when none is given); and how large the values are against their steps. */
 struct lens_axes {
 	int rows_scaled, cols_scaled;
 	double range;
+	double ref_steps;       /* mean |reference| / step: how many steps the values span */
+	double rel_err;         /* sum |candidate - reference| / sum |reference| */
 };
+
+/* Below this many steps the values are too small for their steps to tell a quantization apart
+ * from rounding (linear_w4a16's inputs scaled by 0.01 against scales taken for inputs of 1). */
+#define FEW_STEPS 4.0
 
 /* 1 when one of the step's factors is indexed by one of these output axes. */
 static int axes_scaled(const struct quant_spec *spec, const int *axes, int naxes)
@@ -651,6 +657,17 @@ static void diagnose(struct quant_result *r, double diag_mean, double off_mean, 
 				 r->qmax, r->ref_at_end);
 		return;
 	}
+	/* Within half a step would read "float rounding only"; with values of a step or so that differ
+	 * by percents, the steps are too coarse to say so. (Within one step stays a rounding
+	 * difference: linear_w4a16's corner_int4_boundary is one step off at one step.) */
+	if (!r->hist[QB_MORE] && !r->hist[QB_ONE] && r->hist[QB_HALF] && ax->ref_steps < FEW_STEPS &&
+	    ax->rel_err > 0.01) {
+		snprintf(r->diagnosis, sizeof(r->diagnosis), "all errors within half a step (max %.2g), but the values "
+			 "themselves span only %.2g steps on average and differ by %.2g%% (l1): too small for these "
+			 "steps to tell a quantization from rounding (values far below the range the scales were "
+			 "taken for?)", r->max_steps, ax->ref_steps, 100 * ax->rel_err);
+		return;
+	}
 	if (!r->hist[QB_MORE] && !r->hist[QB_ONE]) {
 		if (!r->hist[QB_HALF])
 			snprintf(r->diagnosis, sizeof(r->diagnosis), "every value exact: the same quantization");
@@ -795,7 +812,7 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	struct scale_follow rf, cf;
 	size_t n = numel(shape, ndim), coord[16] = { 0 }, nrows = 1, ncols = 1;
 	struct entry_acc *racc, *cacc;
-	double sum = 0, diag_sum = 0, off_sum = 0, cr = 0, rr = 0, cc = 0;
+	double sum = 0, diag_sum = 0, off_sum = 0, cr = 0, rr = 0, cc = 0, ref_steps = 0, abs_err = 0, abs_ref = 0;
 	unsigned long long diag_n = 0, off_n = 0, differ = 0, nearer = 0;
 	struct magnitude_fit mag;
 	struct lens_axes ax;
@@ -827,6 +844,9 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 		}
 		err = fabs(c - r) / s;
 		out->n++;
+		ref_steps += fabs(r) / s;
+		abs_err += fabs(c - r);
+		abs_ref += fabs(r);
 		cr += (c / s) * (r / s);
 		rr += (r / s) * (r / s);
 		cc += (c / s) * (c / s);
@@ -880,6 +900,8 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	ax.rows_scaled = axes_scaled(spec, spec->row_axes, spec->nrow_axes);
 	ax.cols_scaled = axes_scaled(spec, spec->col_axes, spec->ncol_axes);
 	ax.range = fmax(fabs(spec->qmin), fabs(spec->qmax));
+	ax.ref_steps = out->n ? ref_steps / (double)out->n : 0;
+	ax.rel_err = abs_ref > 0 ? abs_err / abs_ref : 0;
 	diagnose(out, diag_n ? diag_sum / (double)diag_n : 0, off_n ? off_sum / (double)off_n : 0,
 		 square && diag_n && off_n, &rf, &cf, &mag, &ax);
 	free(racc);

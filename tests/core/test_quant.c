@@ -709,6 +709,31 @@ static void test_no_scale_no_blame(void **state)
 		fail_msg("one of two axes scaled: %s", r.diagnosis);
 }
 
+/* Values of a third of a step that differ by a fifth (linear_w4a16's inputs scaled by 0.01,
+ * against scales taken for inputs of 1): within half a step, yet not "float rounding only". */
+static void test_values_too_small_for_their_steps(void **state)
+{
+	struct fixture f;
+	struct quant_result r;
+
+	(void)state;
+	fixture_init(&f, 16);
+	for (int e = 0; e < R * C; e++) {
+		f.ref[e] = (0.1 + 0.4 * urand()) * f.step[e];
+		f.cand[e] = f.ref[e] * (urand() < 0.5 ? 0.8 : 1.2);
+	}
+	analyse(&f, &r);
+	if (!strstr(r.diagnosis, "within half a step") || !strstr(r.diagnosis, "too small for these steps") ||
+	    strstr(r.diagnosis, "float rounding only"))
+		fail_msg("%s", r.diagnosis);
+	/* the same relative error on values of tens of steps is more than half a step: not this line */
+	fixture_init(&f, 16);
+	for (int e = 0; e < R * C; e++)
+		f.cand[e] = f.ref[e] + 0.3 * f.step[e];
+	analyse(&f, &r);
+	assert_non_null(strstr(r.diagnosis, "float rounding only"));
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -783,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_row_multiples),
 		cmocka_unit_test(test_shrink_with_wide_and_narrow_channels),
 		cmocka_unit_test(test_no_scale_no_blame),
+		cmocka_unit_test(test_values_too_small_for_their_steps),
 		cmocka_unit_test(test_json_round_trip),
 	};
 
