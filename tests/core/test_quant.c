@@ -35,15 +35,24 @@ struct fixture {
 	size_t shape[2];
 };
 
-static void spec_matmul(struct quant_spec *spec)
+/* A 2-D output y with a row and a column profile; quantized: "1" or NULL. */
+static void spec_2d(struct quant_spec *spec, const char *step, const char *rows, const char *cols, const char *range,
+		    const char *quantized)
 {
 	memset(spec, 0, sizeof(*spec));
 	assert_int_equal(quant_spec_set(spec, "output", "y", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(spec, "step", "x_scale(0) * w_scale(1)", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(spec, "rows", "0 : row", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(spec, "columns", "1 : column", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(spec, "range", "-127, 127", "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "step", step, "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "rows", rows, "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "columns", cols, "test"), KBX_OK);
+	assert_int_equal(quant_spec_set(spec, "range", range, "test"), KBX_OK);
+	if (quantized)
+		assert_int_equal(quant_spec_set(spec, "quantized", quantized, "test"), KBX_OK);
 	assert_int_equal(quant_spec_check(spec, "test"), KBX_OK);
+}
+
+static void spec_matmul(struct quant_spec *spec)
+{
+	spec_2d(spec, "x_scale(0) * w_scale(1)", "0 : row", "1 : column", "-127, 127", NULL);
 }
 
 static void fixture_init(struct fixture *f, uint64_t seed)
@@ -510,14 +519,7 @@ static void test_overshoot_is_not_a_missing_clamp(void **state)
 	double st;
 
 	(void)state;
-	memset(&spec, 0, sizeof(spec));
-	assert_int_equal(quant_spec_set(&spec, "output", "y", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "step", "y_scale(0)", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "rows", "0 : row", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "columns", "1 : column", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "range", "-127, 127", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "quantized", "1", "test"), KBX_OK);
-	assert_int_equal(quant_spec_check(&spec, "test"), KBX_OK);
+	spec_2d(&spec, "y_scale(0)", "0 : row", "1 : column", "-127, 127", "1");
 	rng_state = 21;
 	st = 16.0 / 127;                        /* the tensor-wide step: the largest row's max is 16 */
 	for (int i = 0; i < LR; i++) {
@@ -648,13 +650,7 @@ static void test_shrink_with_wide_and_narrow_channels(void **state)
 	struct quant_result r;
 
 	(void)state;
-	memset(&spec, 0, sizeof(spec));
-	assert_int_equal(quant_spec_set(&spec, "output", "y", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "step", "x_scale() * w_scale(0)", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "rows", "0 : channel", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "columns", "1 : pixel", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&spec, "range", "-127, 127", "test"), KBX_OK);
-	assert_int_equal(quant_spec_check(&spec, "test"), KBX_OK);
+	spec_2d(&spec, "x_scale() * w_scale(0)", "0 : channel", "1 : pixel", "-127, 127", NULL);
 	assert_int_equal(quant_step_fill(&spec, shape, 2, sc, 2, step), KBX_OK);
 	rng_state = 31;
 	for (int c = 0; c < CH; c++)
@@ -681,13 +677,7 @@ static void test_no_scale_no_blame(void **state)
 
 	(void)state;
 	fixture_init(&f, 15);
-	memset(&f.spec, 0, sizeof(f.spec));
-	assert_int_equal(quant_spec_set(&f.spec, "output", "y", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&f.spec, "step", "x_scale(0) * w_scale(1)", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&f.spec, "rows", "0 : row", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&f.spec, "columns", "1 : channel", "test"), KBX_OK);
-	assert_int_equal(quant_spec_set(&f.spec, "range", "-8, 7", "test"), KBX_OK);
-	assert_int_equal(quant_spec_check(&f.spec, "test"), KBX_OK);
+	spec_2d(&f.spec, "x_scale(0) * w_scale(1)", "0 : row", "1 : channel", "-8, 7", NULL);
 	for (int i = 0; i < R; i++)
 		for (int j = 0; j < C; j++)
 			f.cand[i * C + j] = f.ref[i * C + j] + (2 + (i * 7) % R) * f.step[i * C + j];
