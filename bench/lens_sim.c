@@ -33,12 +33,15 @@
  *                     is the patch's too)
  * One line per case (its verdict against the reference, and against the exact result where that
  * decides), then the lens's diagnosis. SIM_VERBOSE=1, SIM_ALT=1 (layernorm's affine step without
- * FMA) and SIM_DUMP=DIR (cand/ref/exact/step as f64) for digging.
+ * FMA) and SIM_DUMP=DIR (cand/ref/exact/step as f64, and the lens's figures as the case events'
+ * outputs[].quant JSON: CASE.quant.json) for digging.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "bench/lens_sim.h"
 #include "core/compare.h"
@@ -303,6 +306,12 @@ int main(int argc, char **argv)
 					char p[512]; FILE *f;
 					snprintf(p, sizeof p, "%s/%s.bin", getenv("SIM_DUMP"), tc->name);
 					f = fopen(p, "wb"); fwrite(cv, 8, ny, f); fwrite(rv, 8, ny, f); fwrite(xv, 8, ny, f); fwrite(step, 8, ny, f); fclose(f);
+					/* the lens's figures as the worker's case events carry them (outputs[].quant) */
+					snprintf(p, sizeof p, "%s/%s.quant.json", getenv("SIM_DUMP"), tc->name);
+					json_t *qj = quant_to_json(&q);
+					if (qj && json_dump_file(qj, p, JSON_COMPACT))
+						fprintf(stderr, "cannot write %s\n", p);
+					json_decref(qj);
 				}
 				if (getenv("SIM_VERBOSE")) {
 					follow_print("rows", cv, rv, xv, step, shape, yb->ndim, t->quant->row_axes, t->quant->nrow_axes);
