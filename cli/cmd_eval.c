@@ -168,12 +168,12 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 
 /*
  * Compiling ahead: while the GPU runs one item, a thread compiles the items after it into the
- * history's compile cache (engine_precompile: the same key as the worker's), the candidate and
- * then its task's reference (and first, with --compare gpu, the comparison kernel), so that each worker finds both compiled and NVRTC's time leaves the
- * GPU's critical path (a fresh history has no reference compiled either). Items a worker has
- * already taken are skipped (it compiles them itself; compiling them twice at once would only take
- * cores from it). The worker still compiles whatever the thread has not reached; a failure here
- * only means a cache miss.
+ * history's compile cache (engine_precompile: the same key as the worker's): each candidate and
+ * then its task's reference (a fresh history has no reference compiled either), and first, with
+ * --compare gpu, the comparison kernel. So each worker finds them compiled and NVRTC's time
+ * leaves the GPU's critical path. Items a worker has already taken are skipped: it compiles them
+ * itself, and compiling them twice at once would only take cores from it. The worker still
+ * compiles whatever the thread has not reached; a failure here only means a cache miss.
  */
 struct precompile {
 	pthread_t tid;
