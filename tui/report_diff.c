@@ -396,6 +396,34 @@ static void quant_figures(struct doc *d, const struct quant_result *q, int width
 	}
 }
 
+/* A lens diagnosis reads "evidence: conclusion" (core/quant.c). The box is small (at 80 x 24 the
+ * conclusion of a long line fell below it), so the conclusion goes first, in the verdict's role,
+ * and its evidence under it, dimmed. The split is the first ": " outside parentheses; a line
+ * without one is shown whole. */
+static void lens_diagnosis(struct doc *d, const char *diag, int role, int width)
+{
+	const char *p;
+	int depth = 0;
+	char *evidence;
+
+	for (p = diag; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ' ')
+			break;
+	}
+	if (!*p || !p[2]) {
+		doc_wrap(d, role, diag, width, 2);
+		return;
+	}
+	evidence = xstrndup(diag, (size_t)(p - diag));
+	doc_wrap(d, role, p + 2, width, 2);
+	doc_wrap(d, ROLE_DIM, evidence, width, 2);
+	free(evidence);
+}
+
 void report_quant_lens(struct doc *d, const struct task *t, const struct case_result *c,
 		       const struct output_result *o, const struct finding *f, int nf, int width)
 {
@@ -408,8 +436,9 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	}
 	/* the conclusion first: the box is small, and the figures below are its evidence */
 	if (o->quant.valid)
-		doc_wrap(d, o->quant.hist[QB_ONE] || o->quant.hist[QB_MORE] || o->quant.cand_beyond ? ROLE_WARN : ROLE_PASS,
-			 o->quant.diagnosis, width, 2);
+		lens_diagnosis(d, o->quant.diagnosis,
+			       o->quant.hist[QB_ONE] || o->quant.hist[QB_MORE] || o->quant.cand_beyond ? ROLE_WARN : ROLE_PASS,
+			       width);
 	report_metric_line(d, "cosine", o->cmp.cosine, t->tol.metric ? t->tol.cosine_sim : -1, 1, width);
 	report_metric_line(d, "l1_relative", o->cmp.l1_relative, t->tol.metric ? t->tol.l1_relative : -1, 0, width);
 	report_metric_line(d, "rmse", o->cmp.rmse, t->tol.metric ? t->tol.rmse : -1, 0, width);

@@ -368,10 +368,27 @@ static void must_find_lens_figures(struct doc *d, const struct task *q, struct c
 	must_find(d, "per row");
 	must_find(d, "worst row 3: 11 mean");
 	must_find(d, "per column");
-	assert_int_equal(role_at(d, "error constant"), ROLE_WARN);
-	/* the conclusion on the first line, above the metrics: the diff screen's box is small */
-	assert_int_equal(find(d, "error constant along each row"), 0);
-	assert_true(find(d, "cosine") > 0);
+	/* the conclusion on the first line, its evidence dimmed under it, both above the metrics: the
+	 * diff screen's box is small */
+	assert_int_equal(find(d, "the row scales differ"), 0);
+	assert_int_equal(role_at(d, "the row scales differ"), ROLE_WARN);
+	assert_true(find(d, "error constant along each row") > 0);
+	assert_int_equal(role_at(d, "error constant along each row"), ROLE_DIM);
+	assert_true(find(d, "cosine") > find(d, "error constant along each row"));
+	doc_clear(d);
+	/* the split is the first ": " outside parentheses; without one the line stays whole */
+	snprintf(c->outputs[0].quant.diagnosis, sizeof(c->outputs[0].quant.diagnosis), "error differs across tokens "
+		 "(worst token 3: 5 steps) and across dims: the token scales differ (the steps keep no dim scale: that "
+		 "pattern follows the values)");
+	report_quant_lens(d, q, c, &c->outputs[0], NULL, 0, 200);
+	assert_int_equal(find(d, "the token scales differ (the steps keep no dim scale: that pattern follows the values)"),
+			 0);
+	assert_int_equal(find(d, "error differs across tokens (worst token 3: 5 steps) and across dims"), 1);
+	doc_clear(d);
+	snprintf(c->outputs[0].quant.diagnosis, sizeof(c->outputs[0].quant.diagnosis), "no element has a "
+		 "quantization step to measure against (3 left out: a scale of 0 or a NaN/Inf)");
+	report_quant_lens(d, q, c, &c->outputs[0], NULL, 0, 200);
+	assert_int_equal(find(d, "no element has a quantization step to measure against (3 left out"), 0);
 	doc_clear(d);
 	memset(&c->outputs[0].quant, 0, sizeof(c->outputs[0].quant));
 }
