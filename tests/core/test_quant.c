@@ -560,6 +560,51 @@ static void test_overshoot_is_not_a_missing_clamp(void **state)
 	assert_non_null(strstr(r.diagnosis, "saturation missing"));
 }
 
+/* Two rows (layernorm_w8a8's corner_extreme_affine) are too few to say whether the steps follow
+ * each row's range; the values past the range say it themselves: overshooting on a coarser grid,
+ * each is farther from the exact result than the reference's, and it is not a missing clamp;
+ * unclamped on the reference's own steps, nearer, and it is one. */
+static void test_overshoot_on_two_rows(void **state)
+{
+	enum { LR = 2, LC = 4 };
+	double rs[LR] = { 16.0 / 127, 0 }, step[LR * LC], ref[LR * LC], cand[LR * LC], exact[LR * LC];
+	struct quant_scale sc[1] = { { "y_scale", rs, LR } };
+	size_t shape[2] = { LR, LC };
+	struct quant_spec spec;
+	struct quant_result r;
+	const double st = 16.0 / 127;           /* the tensor-wide step */
+	/* row 1's largest value, 2.6 coarse steps: it rounds up to 3, past its own 127 fine steps */
+	const double z[LR * LC] = { 16, -9.3, 4.1, 0.7, 2.6 * st, -1.2 * st, 0.4 * st, -0.1 * st };
+
+	(void)state;
+	spec_2d(&spec, "y_scale(0)", "0 : row", "1 : column", "-127, 127", "1");
+	rs[1] = z[4] / 127;
+	for (int i = 0; i < LR * LC; i++) {
+		double fine = rs[i / LC];
+
+		exact[i] = z[i];
+		ref[i] = fmax(-127, fmin(127, nearbyint(z[i] / fine))) * fine;
+		cand[i] = nearbyint(z[i] / st) * st;
+	}
+	assert_int_equal(quant_step_fill(&spec, shape, 2, sc, 1, step), KBX_OK);
+	quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+	assert_true(r.cand_beyond > 0);
+	if (strstr(r.diagnosis, "saturation missing"))
+		fail_msg("overshoot on two rows: %s", r.diagnosis);
+	/* the reference's own steps with a value past its range: the candidate leaves it unclamped */
+	for (int i = 0; i < LR * LC; i++) {
+		double fine = rs[i / LC], x = z[i] * (i == 5 ? 1.5 * 127 * fine / fabs(z[i]) : 1);
+
+		exact[i] = x;
+		ref[i] = fmax(-127, fmin(127, nearbyint(x / fine))) * fine;
+		cand[i] = nearbyint(x / fine) * fine;
+	}
+	quant_analyse_exact(&spec, cand, ref, exact, step, shape, 2, &r);
+	assert_true(r.cand_beyond > 0);
+	if (!strstr(r.diagnosis, "saturation missing"))
+		fail_msg("missing clamp on two rows: %s", r.diagnosis);
+}
+
 /* Truncating v / scale leans every quantized factor toward zero: the GEMM's output shrinks by the
  * same couple of percent in every row and column, which the lens names (with or without the
  * exact product); one scale per tensor leaves the magnitude alone and is not taken for it. */
@@ -793,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_profile_cells),
 		cmocka_unit_test(test_gemm_per_tensor_against_exact),
 		cmocka_unit_test(test_overshoot_is_not_a_missing_clamp),
+		cmocka_unit_test(test_overshoot_on_two_rows),
 		cmocka_unit_test(test_gemm_truncation_shrinks),
 		cmocka_unit_test(test_constant_factor),
 		cmocka_unit_test(test_row_multiples),
