@@ -454,6 +454,8 @@ struct entry_factors {
 	double lo, hi;          /* the smallest and largest entry's own factor */
 	double resid;           /* what is left after each entry's own fit, relative, over all */
 	double worst;           /* the same for the entry it fits least (INFINITY for a factor 0) */
+	double side;            /* the share of entries whose factor lies on the same side of 1 as the
+				 * whole output's (1 when none has one) */
 };
 
 /* The output as a whole scaled against the reference's: the least-squares factor k of
@@ -469,17 +471,18 @@ struct entry_factors {
 struct magnitude_fit {
 	int valid;
 	double k, se, resid;
-	double row_side, col_side, nearer;
+	double nearer;
 	struct entry_factors rowf, colf;
 };
 
 #define MAG_MIN 0.005           /* a shrink or growth smaller than this is not reported */
 #define MAG_TRUNC_MAX 0.1       /* a shrink larger than this is not rounding (int8; int4: 2 / 8) */
 
-/* What the spec says of the profiles: whether the steps keep a scale along the rows' (the
- * columns') axes, so that a pattern along them can be blamed on one, and the quantized range's
- * largest magnitude (0 when none is given); and how large the values are against their steps. */
-struct lens_axes {
+/* What the diagnosis reads beside the profiles and the fits: from the spec, whether the steps
+ * keep a scale along the rows' (the columns') axes, so that a pattern along them can be blamed on
+ * one, and the quantized range's largest magnitude (0 when none is given); from the values, how
+ * large they are against their steps and how those past the range stand to the exact result. */
+struct lens_context {
 	int rows_scaled, cols_scaled;
 	double range;
 	double ref_steps;       /* mean |reference| / step: how many steps the values span */
@@ -505,29 +508,14 @@ static int axes_scaled(const struct quant_spec *spec, const int *axes, int naxes
 	return 0;
 }
 
-static double side_share(const struct entry_acc *acc, size_t n, double k)
+/* Each row's (or column's) own least-squares factor: their range, the residual left when every
+ * entry has its own (0 when each is exactly a multiple of the reference's), and how many lie on
+ * the same side of 1 as k, the whole output's. */
+static struct entry_factors entry_factors(const struct entry_acc *acc, size_t n, double k_all)
 {
-	size_t i, m = 0, same = 0;
-
-	for (i = 0; i < n; i++) {
-		double ki;
-
-		if (!(acc[i].rr > 0))
-			continue;
-		ki = acc[i].cr / acc[i].rr;
-		m++;
-		same += ki != 1 && (ki < 1) == (k < 1);
-	}
-	return m ? (double)same / (double)m : 1;
-}
-
-/* Each row's (or column's) own least-squares factor: their range, and the residual left when
- * every entry has its own (0 when each is exactly a multiple of the reference's). */
-static struct entry_factors entry_factors(const struct entry_acc *acc, size_t n)
-{
-	struct entry_factors f = { 0, INFINITY, -INFINITY, INFINITY, 0 };
+	struct entry_factors f = { 0, INFINITY, -INFINITY, INFINITY, 0, 1 };
 	double ssr = 0, fitted = 0;
-	size_t i;
+	size_t i, same = 0;
 
 	for (i = 0; i < n; i++) {
 		double k, e;
@@ -542,9 +530,12 @@ static struct entry_factors entry_factors(const struct entry_acc *acc, size_t n)
 		ssr += e;
 		fitted += k * k * acc[i].rr;
 		f.worst = fmax(f.worst, k != 0 ? sqrt(e / (k * k * acc[i].rr)) : INFINITY);
+		same += k != 1 && (k < 1) == (k_all < 1);
 	}
 	if (f.n && fitted > 0)
 		f.resid = sqrt(ssr / fitted);
+	if (f.n)
+		f.side = (double)same / (double)f.n;
 	return f;
 }
 
@@ -562,11 +553,9 @@ static struct magnitude_fit magnitude_fit(double cr, double rr, double cc, unsig
 	ssr = fmax(0, cc - 2 * m.k * cr + m.k * m.k * rr);
 	m.se = sqrt(ssr / (double)(n - 1) / rr);
 	m.resid = m.k != 0 ? sqrt(ssr / (m.k * m.k * rr)) : INFINITY;
-	m.row_side = side_share(racc, nrows, m.k);
-	m.col_side = side_share(cacc, ncols, m.k);
 	m.nearer = differ ? (double)nearer / (double)differ : 0;
-	m.rowf = entry_factors(racc, nrows);
-	m.colf = entry_factors(cacc, ncols);
+	m.rowf = entry_factors(racc, nrows, m.k);
+	m.colf = entry_factors(cacc, ncols, m.k);
 	m.valid = 1;
 	return m;
 }
@@ -597,7 +586,7 @@ static int per_entry_line(struct quant_result *r, const struct entry_factors *f,
 }
 
 /* The magnitude rules of diagnose(): 1 when one of them wrote the line. */
-static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m, const struct lens_axes *ax)
+static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m, const struct lens_context *ax)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
 	double off = fabs(1 - m->k), trunc_max = ax->range > 0 ? fmax(MAG_TRUNC_MAX, 2 / ax->range) : MAG_TRUNC_MAX;
@@ -611,7 +600,7 @@ static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m,
 	if (!constant && (per_entry_line(r, &m->rowf, rp, m->resid, ax->rows_scaled) ||
 			  per_entry_line(r, &m->colf, cp, m->resid, ax->cols_scaled)))
 		return 1;
-	if (off < MAG_MIN || off < 4 * m->se || m->row_side < 0.9 || m->col_side < 0.9)
+	if (off < MAG_MIN || off < 4 * m->se || m->rowf.side < 0.9 || m->colf.side < 0.9)
 		return 0;
 	if (rp->n && cp->n)
 		snprintf(where, sizeof(where), ", in every %s and %s", rp->name, cp->name);
@@ -637,7 +626,7 @@ static int magnitude_line(struct quant_result *r, const struct magnitude_fit *m,
 
 static void diagnose(struct quant_result *r, double diag_mean, double off_mean, int square,
 		     const struct scale_follow *rf, const struct scale_follow *cf, const struct magnitude_fit *mag,
-		     const struct lens_axes *ax)
+		     const struct lens_context *ax)
 {
 	const struct quant_profile *rp = &r->rows, *cp = &r->cols;
 	double per_row = rp->n ? (double)r->n / rp->n : 0, per_col = cp->n ? (double)r->n / cp->n : 0;
@@ -829,7 +818,7 @@ void quant_analyse_exact(const struct quant_spec *spec, const double *cand, cons
 	double sum = 0, diag_sum = 0, off_sum = 0, cr = 0, rr = 0, cc = 0, ref_steps = 0, abs_err = 0, abs_ref = 0;
 	unsigned long long diag_n = 0, off_n = 0, differ = 0, nearer = 0;
 	struct magnitude_fit mag;
-	struct lens_axes ax = { 0 };
+	struct lens_context ax = { 0 };
 	int square;
 
 	memset(out, 0, sizeof(*out));

@@ -21,9 +21,10 @@ void stats_usual_ratio(double x, char *buf, size_t len)
 	static const int qs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 127, 128, 255, 256 };
 	size_t k;
 
-	if (len)
-		*buf = '\0';
-	for (k = 0; len && k < sizeof(qs) / sizeof(qs[0]); k++) {
+	if (!len)
+		return;
+	*buf = '\0';
+	for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
 		double p = nearbyint(x * qs[k]);
 
 		if (p >= 1 && p <= 1024 && fabs(p / qs[k] - x) <= 1e-4 * x) {
