@@ -293,6 +293,13 @@ def main():
 
     gate = Gate()
 
+    def say(line):
+        """One whole line at a time: print() writes the text and its newline apart, so two jobs
+        printing at once could run their lines together."""
+        with lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
     def job(k_item):
         k, item = k_item
         with gate.beside():  # may wait while a re-run has the GPU: the budget counts after that
@@ -303,13 +310,12 @@ def main():
         # out of memory or time beside the other jobs: again at once, with the GPU alone
         if not r["ok"] and shared_gpu_failure(r, args.jobs) and \
                 not (args.budget and time.monotonic() - start > args.budget + args.rerun_budget):
-            print(f".... {r['source']}: got {r['got']} beside other jobs ({r['message'][:120]}); again, alone",
-                  flush=True)
+            say(f".... {r['source']}: got {r['got']} beside other jobs ({r['message'][:120]}); again, alone")
             with gate.alone():
                 r = run_one(args, item, gpus[0])
             r["rerun_alone"] = True
-        print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['source']}: expected {r['expected']}, got {r['got']} "
-              f"({r['seconds']} s){'' if r['ok'] else ': ' + r['message'][:200]}", flush=True)
+        say(f"{'ok  ' if r['ok'] else 'FAIL'} {r['source']}: expected {r['expected']}, got {r['got']} "
+            f"({r['seconds']} s){'' if r['ok'] else ': ' + r['message'][:200]}")
         with lock:
             done.append(r)
         save(False)
