@@ -19,7 +19,8 @@
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
-#      again on the second's history (the reference's timings kept): what each change is worth;
+#      again on the second's history (the reference's timings kept, its compile cache emptied: the
+#      candidates compile as new ones would): what each change is worth;
 #      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: on
 #      2026-12-02 shard 0/8's 23 items took longer, 5 done with --compare host, 18 with gpu),
 #      SHARD= another slice than 0/8 (0/1: all), GPUS=0,1,... for a machine of several GPUs (kbx
@@ -131,6 +132,14 @@ F)
 	golden=1
 	for run in ${RUNS:-host gpu gpu_kept}; do
 		db="$r/er_${run%_kept}.db"
+		# only the reference's timings are kept: the compile cache is emptied, so the candidates
+		# (and references) compile as they would for new candidates on this GPU
+		[ "$run" = gpu_kept ] && python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+dropped = c.execute("DELETE FROM compile_cache").rowcount
+kept = c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0]
+c.commit()
+print("gpu_kept:", dropped, "compiled images dropped,", kept, "reference timings kept")' "$db"
 		KBX_DB="$db" GOLDEN=$golden GOLDEN_GPUS="${GPUS:-}" timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh \
 			"$kbx" "$ref" "$r/er_$run" --shard "${SHARD:-0/8}" --compare "${run%_kept}" ${GPUS:+--gpus "$GPUS"} \
 			>"$r/er_$run.txt" 2>&1
