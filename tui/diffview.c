@@ -1,8 +1,10 @@
 /*
  * diffview.c - where a case's output differs from the reference: the worst elements
  * (scrollable), an error heatmap over the output's tiles with its legend, and a histogram of
- * log10 error; for Quantization tasks a lens with the metrics against their thresholds; for
- * Fusion tasks the first stage (shared scratch buffer) that goes wrong.
+ * log10 error; for Quantization tasks a lens with the metrics against their thresholds, which z
+ * zooms to the whole screen below the header (scrolling: at 100 x 30 its box shows only the
+ * diagnosis and the metrics); for Fusion tasks the first stage (shared scratch buffer) that goes
+ * wrong.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,10 @@ struct diffview {
 	struct textscreen worst;
 	const struct run_record *shown;
 	int shown_case, shown_output;   /* what the worst elements are of */
+	struct textscreen lens;         /* the lens zoomed (z) */
+	int zoom;
+	const struct run_record *lens_shown;
+	int lens_case, lens_output;     /* what the zoomed lens is of */
 };
 
 static const struct task *view_task(struct tui *t)
@@ -29,8 +35,62 @@ static const struct task *view_task(struct tui *t)
 
 static void init(struct tui *t, void *self)
 {
+	struct diffview *s = self;
+
 	(void)t;
-	textscreen_init(self, TS_HSCROLL);
+	textscreen_init(&s->worst, TS_HSCROLL);
+	textscreen_init(&s->lens, 0);
+}
+
+/* Back on top: both texts are built again (the run shown may have changed meanwhile). */
+static void enter_view(struct tui *t, void *self)
+{
+	struct diffview *s = self;
+
+	(void)t;
+	textscreen_invalidate(&s->worst);
+	textscreen_invalidate(&s->lens);
+}
+
+static void close_view(struct tui *t, void *self)
+{
+	struct diffview *s = self;
+
+	(void)t;
+	textscreen_free(&s->worst);
+	textscreen_free(&s->lens);
+}
+
+static int is_quant(const struct task *task)
+{
+	return task && !strcmp(task->category, "Quantization");
+}
+
+/* The lens of case c's output o in doc d, w columns wide. */
+static void lens_doc(struct tui *t, struct doc *d, const struct task *task, const struct case_result *c,
+		     const struct output_result *o, int w)
+{
+	struct finding *f = NULL;
+	int nf = t->view->source && t->rules.n ? rules_scan(&t->rules, t->view->source, &f) : 0;
+
+	report_quant_lens(d, task, c, o, f, nf, w);
+	free(f);
+}
+
+/* The zoomed lens over area (below the header), built again when the case or output changed. */
+static void draw_zoom(struct tui *t, struct diffview *s, struct rect area, const struct task *task,
+		      const struct case_result *c, const struct output_result *o)
+{
+	int w = layout_inner(area).w;
+	int changed = s->lens_shown != t->view || s->lens_case != t->view_case || s->lens_output != t->view_output;
+
+	if (changed || textscreen_stale(&s->lens, w)) {
+		lens_doc(t, textscreen_rebuild(&s->lens, w, changed), task, c, o, w);
+		s->lens_shown = t->view;
+		s->lens_case = t->view_case;
+		s->lens_output = t->view_output;
+	}
+	textscreen_draw(&s->lens, area, "quantization lens (z: back to the diff)");
 }
 
 static const struct case_result *cur_case(struct tui *t)
@@ -48,7 +108,7 @@ static void draw(struct tui *t, void *self, struct rect area)
 	const struct output_result *o;
 	struct rect head, rest, top, bottom, heat, hist;
 	struct doc d;
-	int quant = task && !strcmp(task->category, "Quantization");
+	int quant = is_quant(task);
 	char title[128];
 
 	if (!c) {
@@ -71,6 +131,10 @@ static void draw(struct tui *t, void *self, struct rect area)
 	}
 	draw_doc(head, &d, 0, -1, 0, 0);
 	doc_free(&d);
+	if (quant && s->zoom) {
+		draw_zoom(t, s, rest, task, c, o);
+		return;
+	}
 
 	/* worst elements on top; heatmap and histogram side by side below, and for Quantization
 	 * tasks the lens under the histogram */
@@ -109,14 +173,8 @@ static void draw(struct tui *t, void *self, struct rect area)
 
 		layout_vsplit(hist, hist.h - lh, 4, &hist, &lens);
 		doc_init(&d);
-		{
-			struct finding *f = NULL;
-			int nf = t->view->source && t->rules.n ? rules_scan(&t->rules, t->view->source, &f) : 0;
-
-			report_quant_lens(&d, task, c, o, f, nf, lens.w - 2);
-			free(f);
-		}
-		draw_box(lens, "quantization lens", 0);
+		lens_doc(t, &d, task, c, o, lens.w - 2);
+		draw_box(lens, "quantization lens (z: all of it)", 0);
 		draw_doc(layout_inner(lens), &d, 0, -1, 0, 0);
 		doc_free(&d);
 	}
@@ -164,9 +222,25 @@ static void step_case(struct tui *t, int dir, int all)
 
 static unsigned key(struct tui *t, void *self, enum action a, int k)
 {
+	struct diffview *s = self;
 	const struct case_result *c = cur_case(t);
 
+	if (s->zoom) {
+		/* the zoomed lens scrolls; q and z go back to the diff */
+		if (a == ACT_BACK || a == ACT_LENS) {
+			s->zoom = 0;
+			return R_HANDLED;
+		}
+		if (textscreen_key(t, &s->lens, a, k) & R_HANDLED)
+			return R_HANDLED;
+	}
 	switch (a) {
+	case ACT_LENS:
+		if (is_quant(view_task(t)))
+			s->zoom = 1;
+		else
+			tui_message(t, ROLE_MESSAGE, "the quantization lens is for Quantization tasks");
+		return R_HANDLED;
 	case ACT_NEXT_CASE:
 		step_case(t, 1, 0);
 		return R_HANDLED;
@@ -194,6 +268,8 @@ const struct screen_ops diff_screen = {
 	.base = &textscreen_ops,
 	.size = sizeof(struct diffview),
 	.open = init,
+	.enter = enter_view,
+	.close = close_view,
 	.draw = draw,
 	.key = key,
 };

@@ -313,6 +313,34 @@ void report_histogram(struct doc *d, const struct cmp_result *c, int w, int h)
 	}
 }
 
+/* The lens's lines are label (14 columns) then items: an item that would pass width starts a
+ * continuation line under the first item (or, when it is too long for that, under the label)
+ * instead of being cut at the box's edge. */
+#define LENS_INDENT 14
+
+/* Room for cols more columns on the line, on a continuation line if need be; an empty line is
+ * indented as one (1: the item begins a line). */
+static int lens_room(struct doc *d, int cols, int width)
+{
+	int cur = doc_cur(d)->width;
+
+	if (cur && (cur <= LENS_INDENT || cur + cols <= width))
+		return 0;
+	if (cur)
+		doc_newline(d);
+	doc_pad(d, ROLE_NORMAL, LENS_INDENT + cols <= width ? LENS_INDENT : 4);
+	return 1;
+}
+
+static void lens_flow(struct doc *d, int role, const char *item, int width)
+{
+	size_t lead = strspn(item, " ");
+
+	if (lens_room(d, text_width(item + lead, strlen(item + lead)), width))
+		item += lead;   /* a continuation line starts with the item itself */
+	doc_add(d, role, item);
+}
+
 /* Heat level of a mean or max |error| in quantization steps. */
 static int step_level(double steps)
 {
@@ -341,14 +369,21 @@ static void quant_profile_line(struct doc *d, const struct quant_profile *p, int
 	}
 	doc_addf(d, ROLE_DIM, " %d%s", p->n, p->ncells < p->n ? " in cells" : "");
 	doc_newline(d);
-	doc_add(d, ROLE_NORMAL, "  ");
-	doc_addcol(d, ROLE_LABEL, "", 12, 0);
 	if (!p->nworst)
-		doc_add(d, ROLE_DIM, "no error");
-	for (int w = 0; w < p->nworst; w++)
-		doc_addf(d, w ? ROLE_DIM : ROLE_NUMBER, "%s%s %lld: %.3g mean, %.3g max", w ? "  " : "worst ", p->name,
+		lens_flow(d, ROLE_DIM, "no error", width);
+	for (int w = 0; w < p->nworst; w++) {
+		char item[128];
+
+		snprintf(item, sizeof(item), "%s%s %lld: %.3g mean, %.3g max", w ? "  " : "worst ", p->name,
 			 p->worst[w], p->worst_mean[w], p->worst_max[w]);
-	doc_addf(d, ROLE_DIM, "  (median %.3g)", p->median_mean);
+		lens_flow(d, w ? ROLE_DIM : ROLE_NUMBER, item, width);
+	}
+	{
+		char item[48];
+
+		snprintf(item, sizeof(item), "  (median %.3g)", p->median_mean);
+		lens_flow(d, ROLE_DIM, item, width);
+	}
 	doc_newline(d);
 }
 
@@ -360,8 +395,7 @@ static void quant_figures(struct doc *d, const struct quant_result *q, int width
 	int barw = width - 36;
 
 	if (!q->valid) {
-		doc_add(d, ROLE_DIM, "  no error in quantization steps: the task keeps no scales for this output");
-		doc_newline(d);
+		doc_wrap(d, ROLE_DIM, "no error in quantization steps: the task keeps no scales for this output", width, 2);
 		return;
 	}
 	if (barw < 4)
@@ -380,18 +414,30 @@ static void quant_figures(struct doc *d, const struct quant_result *q, int width
 	doc_add(d, ROLE_NORMAL, "  ");
 	doc_addcol(d, ROLE_LABEL, "in steps", 12, 0);
 	doc_addf(d, ROLE_NORMAL, "max %.3g  mean %.3g", q->max_steps, q->mean_steps);
-	if (q->skipped)
-		doc_addf(d, ROLE_DIM, "  (%llu left out: scale 0 or NaN/Inf)", q->skipped);
+	if (q->skipped) {
+		char item[96];
+
+		snprintf(item, sizeof(item), "  (%llu left out: scale 0 or NaN/Inf)", q->skipped);
+		lens_flow(d, ROLE_DIM, item, width);
+	}
 	doc_newline(d);
 	quant_profile_line(d, &q->rows, width);
 	quant_profile_line(d, &q->cols, width);
 	if (q->has_saturation) {
+		char item[96];
+
 		doc_add(d, ROLE_NORMAL, "  ");
 		doc_addcol(d, ROLE_LABEL, "saturation", 12, 0);
-		doc_addf(d, ROLE_NORMAL, "[%g, %g]: reference %llu at the ends, candidate %llu, ", q->qmin, q->qmax,
-			 q->ref_at_end, q->cand_at_end);
-		doc_addf(d, q->cand_beyond ? ROLE_FAIL : ROLE_NORMAL, "%llu beyond", q->cand_beyond);
-		doc_addf(d, q->cand_missed ? ROLE_WARN : ROLE_NORMAL, ", %llu missed", q->cand_missed);
+		snprintf(item, sizeof(item), "[%g, %g]: ", q->qmin, q->qmax);
+		lens_flow(d, ROLE_NORMAL, item, width);
+		snprintf(item, sizeof(item), "reference %llu at the ends, ", q->ref_at_end);
+		lens_flow(d, ROLE_NORMAL, item, width);
+		snprintf(item, sizeof(item), "candidate %llu, ", q->cand_at_end);
+		lens_flow(d, ROLE_NORMAL, item, width);
+		snprintf(item, sizeof(item), "%llu beyond, ", q->cand_beyond);
+		lens_flow(d, q->cand_beyond ? ROLE_FAIL : ROLE_NORMAL, item, width);
+		snprintf(item, sizeof(item), "%llu missed", q->cand_missed);
+		lens_flow(d, q->cand_missed ? ROLE_WARN : ROLE_NORMAL, item, width);
 		doc_newline(d);
 	}
 }
@@ -447,15 +493,20 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 	doc_addcol(d, ROLE_LABEL, "evidence", 12, 0);
 	for (int i = 0; i < t->nstatic_require; i++) {
 		int hit = 0;
+		char id[80];
 
 		for (int k = 0; k < nf; k++)
 			hit |= !strcmp(f[k].rule->id, t->static_require[i]);
+		snprintf(id, sizeof(id), "%s ", t->static_require[i]);
+		/* the mark and its rule move to a continuation line together */
+		lens_room(d, text_width(id, strlen(id)) + 1, width);
 		doc_add(d, hit ? ROLE_PASS : ROLE_FAIL, hit ? glyphs()->pass : glyphs()->fail);
-		doc_addf(d, ROLE_NORMAL, "%s ", t->static_require[i]);
+		doc_add(d, ROLE_NORMAL, id);
 		any = 1;
 	}
 	for (int k = 0; k < nf; k++) {
 		int required = 0;
+		char id[80];
 
 		if (f[k].rule->kind != RULE_EVIDENCE)
 			continue;
@@ -463,8 +514,10 @@ void report_quant_lens(struct doc *d, const struct task *t, const struct case_re
 			required |= !strcmp(f[k].rule->id, t->static_require[i]);
 		if (required)
 			continue;
+		snprintf(id, sizeof(id), "%s ", f[k].rule->id);
+		lens_room(d, text_width(id, strlen(id)) + 1, width);
 		doc_add(d, ROLE_PASS, glyphs()->pass);
-		doc_addf(d, ROLE_DIM, "%s ", f[k].rule->id);
+		doc_add(d, ROLE_DIM, id);
 		any = 1;
 	}
 	if (!any)

@@ -376,6 +376,14 @@ static void must_find_lens_figures(struct doc *d, const struct task *q, struct c
 	assert_int_equal(role_at(d, "error constant along each row"), ROLE_DIM);
 	assert_true(find(d, "cosine") > find(d, "error constant along each row"));
 	doc_clear(d);
+	/* in a narrow box every line fits: the worst rows and columns go on continuation lines under
+	 * the first, each whole */
+	report_quant_lens(d, q, c, &c->outputs[0], NULL, 0, 40);
+	for (int i = 0; i < d->n; i++)
+		assert_true(d->lines[i].width <= 40);
+	must_find(d, "    worst row 3: 11 mean, 11 max");
+	must_find(d, "              row 2: 8 mean, 8 max");
+	doc_clear(d);
 	/* the split is the first ": " outside parentheses; without one the line stays whole */
 	snprintf(c->outputs[0].quant.diagnosis, sizeof(c->outputs[0].quant.diagnosis), "error differs across tokens "
 		 "(worst token 3: 5 steps) and across dims: the token scales differ (the steps keep no dim scale: that "
@@ -482,6 +490,9 @@ static void test_diff_parts(void **state)
 
 		assert_non_null(q);
 		report_quant_lens(&d, q, &c, &c.outputs[0], f, 2, 40);
+		/* the evidence flows onto continuation lines, each mark with its rule */
+		for (int i = 0; i < d.n; i++)
+			assert_true(d.lines[i].width <= 40);
 		must_find(&d, "cosine");
 		assert_int_equal(role_at(&d, "\u2717"), ROLE_FAIL);   /* cosine 0.93 < 0.95 */
 		must_find(&d, ">= 0.95");

@@ -229,7 +229,18 @@ expect "\[17,127\] +2\.432 +0\.5021 +1\.93" "with coordinates, candidate, refere
 expect "8x32 tiles of 4x4" "the heatmap covers the tiles"
 expect "exact .*<0\.1 .*<1 .*<10 .*>=10" "the heatmap has a legend"
 expect "error histogram" "there is an error histogram"
+expect "quantization lens \(z: all of it\)" "the lens's box says z shows all of it"
+expect "the quantized values lean toward zero" "the lens's conclusion comes first"
+keys z
+expect "quantization lens \(z: back to the diff\)" "z zooms the lens below the header"
 expect "cosine +0\.9312 +>= 0\.95" "the quantization lens shows a metric against its threshold"
+expect "<= 1 step +[^ ]* 4 " "|error| in steps by bin"
+expect "per row +.* 32" "the row profile"
+expect "worst column [0-9]+: [0-9.e+]+ mean" "the worst columns named"
+keys G
+expect "per column" "the zoomed lens scrolls to its end"
+keys q
+expect "worst elements \(16\)" "q leaves the zoomed lens for the diff"
 keys '{'
 expect "case random_standard" "{ goes to the previous case, passing or not"
 keys Q
