@@ -57,12 +57,17 @@ sleep 2
 cap 01_browser
 run_example '^fusion/attention$' 3 02_fusion && { keys d; sleep 1; cap 02_fusion_diff; } || fail=1
 run_example '^quantization/matmul_w8a8$' 3 03_quant && { keys d; sleep 1; cap 03_quant_diff; } || fail=1
+keys z
+sleep 1
+cap 03_quant_lens   # the lens zoomed: every figure
+keys q
 T resize-window -t k -x 80 -y 24
 sleep 1
 cap 03_quant_diff_80x24
 T resize-window -t k -x 100 -y 32
 # a second quantization task's lens (issue 21): bmm_w8a8's truncating rounding, whose stage is x_q
-run_example '^quantization/bmm_w8a8$' 5 03b_quant && { keys d; sleep 1; cap 03b_quant_diff; } || fail=1
+run_example '^quantization/bmm_w8a8$' 5 03b_quant && { keys d; sleep 1; cap 03b_quant_diff; keys z; sleep 1;
+	cap 03b_quant_lens; keys q; } || fail=1
 run_example '^fusion/fused_add_gelu$' 1 04_pass && { keys G; sleep 1; cap 04_pass_perf; } || fail=1
 # a failing Triton Fusion kernel (issue 16): loaded from a file, run in the Python worker, diffed
 home
