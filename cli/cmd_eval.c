@@ -75,6 +75,11 @@ static void c_compile(void *ctx, const struct compile_result *cr)
 	((struct collect *)ctx)->compiled = cr->ok;
 }
 
+static void c_case(void *ctx, const struct case_result *c)
+{
+	eval_record_triage(((struct collect *)ctx)->rec, c);
+}
+
 static void c_perf(void *ctx, const struct perf_result *p)
 {
 	struct collect *k = ctx;
@@ -117,7 +122,7 @@ static void run_item(const struct eval_item *item, int worker, void *ctxp, struc
 	const struct task *t = item->task_id ? catalogue_find(&ctx->c->cat, item->task_id) : NULL;
 	struct worker_request req = *ctx->base;
 	struct collect k = { out, 0, -1, -1, -1, -1 };
-	struct run_events cev = { &k, NULL, c_compile, NULL, c_perf, NULL, c_done };
+	struct run_events cev = { &k, NULL, c_compile, c_case, c_perf, NULL, c_done };
 	struct run_events rev, tee_ev;
 	struct run_events_tee tee = { { NULL } };
 	struct recorder *rec = NULL;

@@ -15,6 +15,7 @@
 
 #include "jsonget.h"
 #include "lang.h"
+#include "result.h"
 #include "util.h"
 
 /* ---- items ---------------------------------------------------------------------------------- */
@@ -299,6 +300,27 @@ enum kbx_status eval_parse_gpus(const char *text, int *gpus, int max, int *n)
 
 /* ---- records -------------------------------------------------------------------------------- */
 
+/* The conclusion of the lens on the case's first failing output that has one, else of the
+ * stage's diagnosis (both read "evidence: conclusion"). */
+void eval_record_triage(struct eval_record *r, const struct case_result *c)
+{
+	const char *why = NULL;
+	size_t n;
+
+	if (r->failed_case || c->verdict == V_PASS || c->verdict == V_NOT_RUN)
+		return;
+	r->failed_case = xstrdup(c->name);
+	if (*c->first_wrong_stage)
+		r->failed_stage = xstrdup(c->first_wrong_stage);
+	for (int i = 0; i < c->noutputs && !why; i++)
+		if (!c->outputs[i].cmp.pass && c->outputs[i].quant.valid && *c->outputs[i].quant.diagnosis)
+			why = quant_conclusion(c->outputs[i].quant.diagnosis, &n);
+	if (!why && *c->stage_diagnosis)
+		why = quant_conclusion(c->stage_diagnosis, &n);
+	if (why)
+		r->diagnosis = xstrdup(why);
+}
+
 /* The split's fields as numbers of o (a record or a summary), under the same names. */
 static void split_put(json_t *o, const struct time_split *t)
 {
@@ -338,6 +360,9 @@ char *eval_record_to_json(const struct eval_record *r)
 	json_object_set_new(o, "started", jsonget_measure_or_null(r->started));
 	split_put(o, &r->split);
 	json_object_set_new(o, "message", json_string(r->message ? r->message : ""));
+	json_object_set_new(o, "failed_case", r->failed_case ? json_string(r->failed_case) : json_null());
+	json_object_set_new(o, "first_wrong_stage", r->failed_stage ? json_string(r->failed_stage) : json_null());
+	json_object_set_new(o, "diagnosis", r->diagnosis ? json_string(r->diagnosis) : json_null());
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!s)
@@ -359,6 +384,9 @@ enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
 	r->task_id = jsonget_strdup(o, "task");
 	r->category = jsonget_strdup(o, "category");
 	r->message = jsonget_strdup(o, "message");
+	r->failed_case = jsonget_strdup(o, "failed_case");        /* NULL in records from before */
+	r->failed_stage = jsonget_strdup(o, "first_wrong_stage");
+	r->diagnosis = jsonget_strdup(o, "diagnosis");
 	snprintf(r->sha, sizeof(r->sha), "%s", jsonget_str_or(o, "sha256", ""));
 	snprintf(r->verdict, sizeof(r->verdict), "%s", jsonget_str_or(o, "verdict", ""));
 	r->call = jsonget_bool_or(o, "call", 0);
@@ -396,6 +424,9 @@ void eval_record_free(struct eval_record *r)
 	free(r->task_id);
 	free(r->category);
 	free(r->message);
+	free(r->failed_case);
+	free(r->failed_stage);
+	free(r->diagnosis);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -524,16 +555,39 @@ enum kbx_status eval_schedule(struct eval_item *const *items, int n, int nworker
 
 /* ---- reports -------------------------------------------------------------------------------- */
 
+/* How many wrong items concluded `text` (eval_record.diagnosis; the text is the record's). */
+struct diag_count {
+	const char *text;
+	int n;
+};
+
 struct tally {
 	int items, call, exe, perf, timed, slower;
 	int impossible;         /* correct outputs, impossible timing (ceiling.h): neither exe nor timed */
 	double sum, logsum;
 	double seconds;
 	struct time_split split;
+	struct diag_count *diags;       /* in order of first appearance */
+	int ndiags;
 };
+
+static void tally_diagnosis(struct tally *t, const char *text)
+{
+	int i;
+
+	for (i = 0; i < t->ndiags && strcmp(t->diags[i].text, text); i++)
+		;
+	if (i == t->ndiags) {
+		t->diags = xrealloc(t->diags, (size_t)(t->ndiags + 1) * sizeof(*t->diags));
+		t->diags[t->ndiags++] = (struct diag_count){ text, 0 };
+	}
+	t->diags[i].n++;
+}
 
 static void tally_add(struct tally *t, const struct eval_record *r)
 {
+	if (r->diagnosis && *r->diagnosis)
+		tally_diagnosis(t, r->diagnosis);
 	t->items++;
 	t->seconds += fmax(0, r->seconds);
 	time_split_add(&t->split, &r->split);
@@ -568,7 +622,37 @@ static json_t *tally_json(const struct tally *t)
 	 * of them; the rest of an item's seconds is starting the worker and recording. */
 	json_object_set_new(o, "seconds", json_real(t->seconds));
 	split_put(o, &t->split);
+	{
+		json_t *d = json_object();
+
+		for (int i = 0; i < t->ndiags; i++)
+			json_object_set_new(d, t->diags[i].text, json_integer(t->diags[i].n));
+		json_object_set_new(o, "diagnoses", d);
+	}
 	return o;
+}
+
+/* Most items first, then by text (a report reads the same every time). */
+static int diag_cmp(const void *a, const void *b)
+{
+	const struct diag_count *x = a, *y = b;
+
+	return y->n != x->n ? (y->n > x->n) - (y->n < x->n) : strcmp(x->text, y->text);
+}
+
+/* The conclusions of a category's wrong items, most frequent first. */
+static void diag_rows(FILE *out, const char *name, const struct tally *t)
+{
+	struct diag_count *d;
+
+	if (!t->ndiags)
+		return;
+	d = xmalloc((size_t)t->ndiags * sizeof(*d));
+	memcpy(d, t->diags, (size_t)t->ndiags * sizeof(*d));
+	qsort(d, (size_t)t->ndiags, sizeof(*d), diag_cmp);
+	for (int i = 0; i < t->ndiags; i++)
+		fprintf(out, "%-16s %6d  %s\n", i ? "" : name, d[i].n, d[i].text);
+	free(d);
 }
 
 static void tally_row(FILE *out, const char *name, const struct tally *t)
@@ -660,9 +744,18 @@ enum kbx_status eval_write_reports(const char *dir, const struct eval_record *re
 		fprintf(out, "speedup: geometric mean vs golden PyTorch over correct, timed items; slower: their share "
 			"below 1x; too fast: correct outputs timed faster than the device allows (impossible_timing, "
 			"not in exe)\n");
+		if (all.ndiags) {
+			fprintf(out, "\nwhy wrong items failed (the quantization lens's or the first wrong stage's conclusion "
+				"on their first wrong case):\n");
+			for (k = 0; k < ncat; k++)
+				diag_rows(out, names[k], &per[k]);
+		}
 	}
 	json_decref(metrics);
 	json_decref(summary);
+	for (k = 0; k < ncat; k++)
+		free(per[k].diags);
+	free(all.diags);
 	free(names);
 	free(per);
 	return st;

@@ -63,6 +63,10 @@ struct eval_record {
 	/* the worker's split of its time (run_summary); 0 when unknown (items that never reached
 	 * a worker, records from before the split) */
 	struct time_split split;
+	/* the triage of a wrong item, from its first wrong case: the case, the first wrong stage
+	 * (staged tasks), and the conclusion of the quantization lens on its first failing output,
+	 * else of the stage's diagnosis (quant_conclusion); NULL where there is none */
+	char *failed_case, *failed_stage, *diagnosis;
 };
 
 enum kbx_status eval_items_load(const char *source, const struct catalogue *cat, struct eval_item **items, int *n);
@@ -73,6 +77,11 @@ enum kbx_status eval_parse_shard(const char *text, int *index, int *count);
 int eval_shard(struct eval_item *items, int n, int index, int count);
 /* "0,1,3" -> ordinals; at most max of them. */
 enum kbx_status eval_parse_gpus(const char *text, int *gpus, int max, int *n);
+
+/* Note case c in r's triage when it is r's first wrong case (eval_record's failed_case, ...);
+ * passing and not-run cases, and any after the first wrong one, leave r as it is. */
+struct case_result;
+void eval_record_triage(struct eval_record *r, const struct case_result *c);
 
 char *eval_record_to_json(const struct eval_record *r);
 enum kbx_status eval_record_from_json(const char *line, struct eval_record *r);

@@ -261,6 +261,27 @@ enum kbx_status quant_step_fill(const struct quant_spec *spec, const size_t *sha
 
 /* ---- analysis ------------------------------------------------------------------------------ */
 
+const char *quant_conclusion(const char *diagnosis, size_t *evidence_len)
+{
+	const char *p;
+	int depth = 0;
+
+	for (p = diagnosis; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ' ' && p[2])
+			break;
+	}
+	if (!*p) {
+		*evidence_len = 0;
+		return diagnosis;
+	}
+	*evidence_len = (size_t)(p - diagnosis);
+	return p + 2;
+}
+
 const char *quant_bin_label(enum quant_bin b)
 {
 	switch (b) {

@@ -79,6 +79,11 @@ enum quant_bin { QB_EXACT, QB_HALF, QB_ONE, QB_MORE, QB_COUNT };
 
 /* "exact", "<= 1/2 step", "<= 1 step", "> 1 step" */
 const char *quant_bin_label(enum quant_bin b);
+/* A diagnosis reads "evidence: conclusion": the conclusion is what follows the first ": " outside
+ * parentheses (the whole line when there is none), and *evidence_len the bytes before that ": "
+ * (0 when there is none). The explorer shows the conclusion first; the JSON carries it apart, so
+ * that an evaluation's diagnoses can be counted by what they conclude. */
+const char *quant_conclusion(const char *diagnosis, size_t *evidence_len);
 
 struct quant_profile {
 	char name[16];          /* what one entry is: row, column, channel, token ... */

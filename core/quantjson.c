@@ -52,6 +52,7 @@ json_t *quant_to_json(const struct quant_result *q)
 {
 	json_t *o = json_object(), *hist = json_array();
 	int bad = !o || !hist;
+	size_t evidence_len;
 
 	for (int i = 0; !bad && i < QB_COUNT; i++)
 		bad |= json_array_append_new(hist, json_integer((json_int_t)q->hist[i])) != 0;
@@ -60,7 +61,8 @@ json_t *quant_to_json(const struct quant_result *q)
 		      set(o, "hist", hist) || set(o, "max_steps", json_real(q->max_steps)) ||
 		      set(o, "mean_steps", json_real(q->mean_steps)) || set(o, "noise", json_real(q->noise)) ||
 		      set(o, "rows", profile_json(&q->rows)) || set(o, "cols", profile_json(&q->cols)) ||
-		      set(o, "diagnosis", json_string(q->diagnosis));
+		      set(o, "diagnosis", json_string(q->diagnosis)) ||
+		      set(o, "conclusion", json_string(quant_conclusion(q->diagnosis, &evidence_len)));
 	else
 		json_decref(hist);
 	if (!bad && q->has_saturation)

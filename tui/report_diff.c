@@ -442,30 +442,19 @@ static void quant_figures(struct doc *d, const struct quant_result *q, int width
 	}
 }
 
-/* A lens diagnosis reads "evidence: conclusion" (core/quant.c). The box is small (at 80 x 24 the
- * conclusion of a long line fell below it), so the conclusion goes first, in the verdict's role,
- * and its evidence under it, dimmed. The split is the first ": " outside parentheses; a line
- * without one is shown whole. */
+/* A lens diagnosis reads "evidence: conclusion" (quant_conclusion). The box is small (at 80 x 24
+ * the conclusion of a long line fell below it), so the conclusion goes first, in the verdict's
+ * role, and its evidence under it, dimmed; a line without evidence is shown whole. */
 static void lens_diagnosis(struct doc *d, const char *diag, int role, int width)
 {
-	const char *p;
-	int depth = 0;
+	size_t n;
+	const char *conclusion = quant_conclusion(diag, &n);
 	char *evidence;
 
-	for (p = diag; *p; p++) {
-		if (*p == '(')
-			depth++;
-		else if (*p == ')' && depth > 0)
-			depth--;
-		else if (!depth && p[0] == ':' && p[1] == ' ')
-			break;
-	}
-	if (!*p || !p[2]) {
-		doc_wrap(d, role, diag, width, 2);
+	doc_wrap(d, role, conclusion, width, 2);
+	if (!n)
 		return;
-	}
-	evidence = xstrndup(diag, (size_t)(p - diag));
-	doc_wrap(d, role, p + 2, width, 2);
+	evidence = xstrndup(diag, n);
 	doc_wrap(d, ROLE_DIM, evidence, width, 2);
 	free(evidence);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/eval.h"
+#include "core/result.h"
 #include "core/util.h"
 
 static struct catalogue cat;
@@ -199,6 +200,13 @@ static void fake_run(const struct eval_item *item, int worker, void *ctx, struct
 	out->speedup_golden = out->exe ? (i % 2 ? 2.0 : 0.5) : -1;
 	out->speedup_ref = -1;
 	out->ms = out->ref_ms = out->golden_ms = out->gbps = out->tflops = -1;
+	/* the wrong ones carry a triage: two conclusions among the even, one among the odd */
+	if (!strcmp(out->verdict, "wrong")) {
+		out->failed_case = xasprintf("case_%d", i);
+		out->failed_stage = i % 2 ? NULL : xstrdup("x_q");
+		out->diagnosis = xstrdup(i % 2 ? "the row scales differ" : i % 4 ? "the rounding mode differs" :
+					 "the row scales differ");
+	}
 	/* each part of the split its own power of two, so that a swapped or dropped field shows */
 	out->split = (struct time_split){ .compile_s = 0.25, .inputs_s = 0.5, .verify_s = 1, .timing_s = 2,
 					  .launch_s = 0.125, .transfer_s = 0.0625 };
@@ -254,7 +262,25 @@ static void test_schedule_and_resume(void **state)
 	assert_false(eval_done(recs, n, &it[7]));   /* a changed prediction runs again */
 
 	/* reports */
-	assert_int_equal(eval_write_reports(tmp, recs, n, NULL, NULL), KBX_OK);
+	{
+		char *rp = xasprintf("%s/report.txt", tmp), *text = NULL;
+		FILE *fp = fopen(rp, "w");
+		size_t len;
+
+		assert_non_null(fp);
+		assert_int_equal(eval_write_reports(tmp, recs, n, NULL, fp), KBX_OK);
+		fclose(fp);
+		assert_int_equal(read_file(rp, &text, &len), KBX_OK);
+		/* wrong: i % 3 == 0 and i % 9 != 0 in 0..39: 3 6 12 15 21 24 30 33 39 (odd 3 15 21 33 39:
+		 * rows; even 6 30: rounding (i % 4 != 0), 12 24: rows), most frequent first */
+		assert_non_null(strstr(text, "why wrong items failed"));
+		assert_non_null(strstr(text, "Odd                   5  the row scales differ\n"));
+		/* a tie goes by text */
+		assert_non_null(strstr(text, "Even                  2  the rounding mode differs\n"
+					     "                      2  the row scales differ\n"));
+		free(text);
+		free(rp);
+	}
 	{
 		char *sp = xasprintf("%s/summary.json", tmp);
 		json_error_t err;
@@ -270,6 +296,13 @@ static void test_schedule_and_resume(void **state)
 		assert_float_equal(json_real_value(json_object_get(all, "speedup_geomean")), 1.0, 1e-9);
 		assert_float_equal(json_real_value(json_object_get(all, "slower_share")), 0.5, 1e-9);
 		assert_non_null(json_object_get(json_object_get(s, "categories"), "Odd"));
+		/* the wrong items' conclusions, counted per category and overall */
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(all, "diagnoses"),
+								    "the row scales differ")), 7);
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(all, "diagnoses"),
+								    "the rounding mode differs")), 2);
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+			json_object_get(s, "categories"), "Odd"), "diagnoses"), "the row scales differ")), 5);
 		/* the split went through progress.jsonl and was summed: 40 items of each part */
 		assert_float_equal(json_real_value(json_object_get(all, "compile_s")), 10, 0);
 		assert_float_equal(json_real_value(json_object_get(all, "inputs_s")), 20, 0);
@@ -310,6 +343,18 @@ static void test_record_roundtrip_and_garbage(void **state)
 	r.started = 12.5;
 	line = eval_record_to_json(&r);
 	assert_int_equal(eval_record_from_json(line, &back), KBX_OK);
+	assert_null(back.failed_case);      /* none: null in the JSON, NULL back */
+	assert_null(back.diagnosis);
+	eval_record_free(&back);
+	free(line);
+	r.failed_case = xstrdup("random_outlier");
+	r.failed_stage = xstrdup("x_q");
+	r.diagnosis = xstrdup("the rounding mode differs (truncation toward zero instead of rounding to the nearest?)");
+	line = eval_record_to_json(&r);
+	assert_int_equal(eval_record_from_json(line, &back), KBX_OK);
+	assert_string_equal(back.failed_case, "random_outlier");
+	assert_string_equal(back.failed_stage, "x_q");
+	assert_string_equal(back.diagnosis, r.diagnosis);
 	assert_string_equal(back.message, r.message);
 	assert_int_equal(back.ref_kept_rows, 14);
 	assert_float_equal(back.started, 12.5, 0);
@@ -334,6 +379,59 @@ static void test_record_roundtrip_and_garbage(void **state)
 	eval_record_free(&r);
 }
 
+/* A wrong item's triage comes from its first wrong case: the lens's conclusion on the first
+ * failing output that has one, else the stage diagnosis's. */
+static void test_triage(void **state)
+{
+	struct eval_record r = { 0 };
+	struct output_result outs[2];
+	struct case_result c = { 0 };
+
+	(void)state;
+	memset(outs, 0, sizeof(outs));
+	c.outputs = outs;
+	c.noutputs = 2;
+	snprintf(c.name, sizeof(c.name), "corner");
+	c.verdict = V_PASS;
+	eval_record_triage(&r, &c);
+	assert_null(r.failed_case);             /* a passing case is no triage */
+	c.verdict = V_NOT_RUN;
+	eval_record_triage(&r, &c);
+	assert_null(r.failed_case);
+	/* wrong: output 0 passed (its lens is not the reason), output 1 failed with a lens */
+	snprintf(c.name, sizeof(c.name), "random_outlier");
+	c.verdict = V_WRONG;
+	outs[0].cmp.pass = 1;
+	outs[0].quant.valid = 1;
+	snprintf(outs[0].quant.diagnosis, sizeof(outs[0].quant.diagnosis), "all exact: the same quantization");
+	outs[1].quant.valid = 1;
+	snprintf(outs[1].quant.diagnosis, sizeof(outs[1].quant.diagnosis),
+		 "error constant along each row (worst row 3: 11 steps): the row scales differ");
+	snprintf(c.first_wrong_stage, sizeof(c.first_wrong_stage), "x_q");
+	snprintf(c.stage_diagnosis, sizeof(c.stage_diagnosis), "40 values one step off: the rounding mode differs");
+	eval_record_triage(&r, &c);
+	assert_string_equal(r.failed_case, "random_outlier");
+	assert_string_equal(r.failed_stage, "x_q");
+	assert_string_equal(r.diagnosis, "the row scales differ");
+	/* a later wrong case changes nothing */
+	snprintf(c.name, sizeof(c.name), "primes");
+	eval_record_triage(&r, &c);
+	assert_string_equal(r.failed_case, "random_outlier");
+	eval_record_free(&r);
+	/* no lens on the failing output: the stage's conclusion */
+	outs[1].quant.valid = 0;
+	eval_record_triage(&r, &c);
+	assert_string_equal(r.diagnosis, "the rounding mode differs");
+	eval_record_free(&r);
+	/* neither: the case and no diagnosis */
+	c.first_wrong_stage[0] = c.stage_diagnosis[0] = 0;
+	eval_record_triage(&r, &c);
+	assert_string_equal(r.failed_case, "primes");
+	assert_null(r.failed_stage);
+	assert_null(r.diagnosis);
+	eval_record_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_lists),
 		cmocka_unit_test(test_schedule_and_resume),
 		cmocka_unit_test(test_record_roundtrip_and_garbage),
+		cmocka_unit_test(test_triage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -769,6 +769,33 @@ static void test_values_too_small_for_their_steps(void **state)
 	assert_non_null(strstr(r.diagnosis, "float rounding only"));
 }
 
+/* The conclusion follows the first ": " outside parentheses; evidence may hold ": " inside them. */
+static void test_conclusion(void **state)
+{
+	size_t n;
+	const char *d;
+
+	(void)state;
+	d = "error constant along each row, different across rows: the row scales differ";
+	assert_string_equal(quant_conclusion(d, &n), "the row scales differ");
+	assert_int_equal(n, strlen("error constant along each row, different across rows"));
+	d = "error differs across tokens (worst token 3: 5 steps) and across dims: the token scales differ (the "
+	    "steps keep no dim scale: that pattern follows the values)";
+	assert_string_equal(quant_conclusion(d, &n),
+			    "the token scales differ (the steps keep no dim scale: that pattern follows the values)");
+	assert_int_equal(n, strlen("error differs across tokens (worst token 3: 5 steps) and across dims"));
+	d = "no element has a quantization step to measure against (3 left out: a scale of 0 or a NaN/Inf)";
+	assert_ptr_equal(quant_conclusion(d, &n), d);
+	assert_int_equal(n, 0);
+	d = "a line that ends in a colon: ";
+	assert_ptr_equal(quant_conclusion(d, &n), d);
+	assert_int_equal(n, 0);
+	d = "unbalanced ) parenthesis: still split";
+	assert_string_equal(quant_conclusion(d, &n), "still split");
+	assert_string_equal(quant_conclusion("", &n), "");
+	assert_int_equal(n, 0);
+}
+
 static void test_json_round_trip(void **state)
 {
 	struct fixture f;
@@ -797,6 +824,13 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(back.cand_beyond, r.cand_beyond);
 	assert_int_equal(back.ref_at_end, r.ref_at_end);
 	assert_string_equal(back.diagnosis, r.diagnosis);
+	{
+		size_t n;
+
+		assert_string_equal(json_string_value(json_object_get(j, "conclusion")),
+				    quant_conclusion(r.diagnosis, &n));
+		assert_true(n > 0);   /* this diagnosis has its evidence before the conclusion */
+	}
 	assert_string_equal(back.rows.name, "row");
 	assert_int_equal(back.rows.ncells, r.rows.ncells);
 	assert_int_equal(back.cols.nworst, r.cols.nworst);
@@ -845,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_shrink_with_wide_and_narrow_channels),
 		cmocka_unit_test(test_no_scale_no_blame),
 		cmocka_unit_test(test_values_too_small_for_their_steps),
+		cmocka_unit_test(test_conclusion),
 		cmocka_unit_test(test_json_round_trip),
 	};
 
