@@ -94,10 +94,17 @@ static void print_coord(FILE *out, const struct cmp_elem *e)
 static void print_quant(struct text_printer *p, const struct quant_result *q)
 {
 	const struct quant_profile *prof[2] = { &q->rows, &q->cols };
+	size_t evidence;
+	const char *conclusion;
 
 	if (!q->valid)
 		return;
-	fprintf(p->out, "          quantization: %s\n", q->diagnosis);
+	/* the conclusion first, as the explorer shows it, and what it rests on dimmed under it */
+	conclusion = quant_conclusion(q->diagnosis, &evidence);
+	fprintf(p->out, "          quantization: %s\n", conclusion);
+	if (evidence)
+		fprintf(p->out, "          %sseen:         %.*s%s\n", paint(p, C_DIM), (int)evidence, q->diagnosis,
+			paint(p, C_OFF));
 	fprintf(p->out, "          error in steps:");
 	for (int b = 0; b < QB_COUNT; b++)
 		fprintf(p->out, "  %s %llu", quant_bin_label((enum quant_bin)b), q->hist[b]);
