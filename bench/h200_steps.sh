@@ -14,8 +14,10 @@
 #   E  every example at every perf row (bench/perf_check.py), with a time budget (BUDGET, then RERUN
 #      seconds for what timed out or ran out of memory beside other jobs to run again alone);
 #      SHARD=I/N for a slice, COMPARE_BOTH=1 to run each source with --compare host and gpu and
-#      hold their reports equal (issue 20), NO_PERF=1 for the cases alone (with COMPARE_BOTH: the
-#      two paths on every case of the catalogue)
+#      hold their reports equal (issue 20), COMPARE=both for kbx's own check of the GPU's reports
+#      against the host's on the same buffers (cases and perf rows), NO_PERF=1 for the cases alone
+#      (with COMPARE=both: the GPU's comparison on every case of the catalogue; COMPARE_BOTH
+#      compares perf rows only, cases always compare on the host)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
@@ -118,10 +120,10 @@ D)
 	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30
 	;;
 E)
-	# shellcheck disable=SC2086 # SHARD, COMPARE_BOTH and NO_PERF are words by design
+	# shellcheck disable=SC2086 # SHARD, COMPARE_BOTH, COMPARE and NO_PERF are words by design
 	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-400}" \
 		--rerun-budget "${RERUN:-60}" --timeout 200 ${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} \
-		${NO_PERF:+--no-perf} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+		${COMPARE:+--compare $COMPARE} ${NO_PERF:+--no-perf} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30

@@ -4,7 +4,7 @@
 usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
                            [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
                            [--rows N] [--timeout S] [--launch-timeout S] [--rerun-budget S]
-                           [--compare-both] [--list] [--sources FILE] [--out FILE]
+                           [--compare-both | --compare MODE] [--list] [--sources FILE] [--out FILE]
 
 The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
 tests/gpu/check_task.sh reads them, or `// @kbx perf_expect X: why` where the perf rows give
@@ -29,9 +29,13 @@ source a call ran has its final verdict. Re-runs start until --rerun-budget seco
 `#` comments): those not run or failed in an earlier --out, say.
 --compare-both runs each source twice, with --compare host and --compare gpu (issue 20): both must
 get the announced verdict, and their verdicts and messages, case by case and row by row, must be
-equal (tests/gpu/compare.sh's rule, over the whole catalogue). --no-perf runs the cases alone
-(every task, those without perf rows too; each source held to its `expect`; no adversarial
-kernel): with --compare-both, the two paths on every case of the catalogue in one short call.
+equal (tests/gpu/compare.sh's rule, over the whole catalogue). --compare MODE passes kbx run's
+--compare: with `both` the host judges and the GPU compares the same device buffers at every case
+and perf row its route allows, any difference an error of the run (one run per source, and the
+cases too: --compare gpu compares perf rows only). --no-perf runs the cases alone (every task,
+those without perf rows too; each source held to its `expect`; no adversarial kernel): with
+--compare both, the GPU's comparison against the host's on every case of the catalogue in one
+short call.
 
 Output: one line per source as it finishes, then a table of the failures (source, expected, got,
 message), the passing sources whose slowest timed call took over 5 s, and a summary line; exit 1
@@ -192,6 +196,8 @@ def run_once(args, item, gpu, more):
     cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"] + more
     if args.no_perf:
         cmd.append("--no-perf")
+    if args.compare and not args.compare_both:
+        cmd += ["--compare", args.compare]
     if args.rows and "--rows" not in extra:
         cmd += ["--rows", str(args.rows)]
     if args.launch_timeout and "--launch-timeout" not in extra:
@@ -245,10 +251,14 @@ def main():
                          "need the timed rows)")
     ap.add_argument("--compare-both", action="store_true",
                     help="run each source with --compare host and --compare gpu: both as announced, reports equal")
+    ap.add_argument("--compare", choices=("host", "gpu", "both"),
+                    help="kbx run's --compare for every source (both: the GPU's reports held to the host's)")
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")
     ap.add_argument("--sources", help="a file listing the sources to run (paths as printed)")
     ap.add_argument("--out", help="write the results as JSON")
     args = ap.parse_args()
+    if args.compare and args.compare_both:
+        ap.error("--compare and --compare-both exclude each other")
     m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         ap.error(f"bad --shard '{args.shard}': expected I/N with 1 <= I <= N")

@@ -41,7 +41,8 @@ int cmd_doctor(struct cli *c, int argc, char **argv);
  * print "kbx: --what expects ..." and set *bad. */
 double cli_num(const char *s, const char *what, int *bad);
 int cli_count(const char *s, const char *what, int *bad);
-/* --compare host|gpu (run, eval): 1 for gpu, 0 for host; anything else sets *bad with a message. */
+/* --compare host|gpu|both (run, eval): enum compare_mode (core/gpucompare.h); anything else sets
+ * *bad with a message. */
 int cli_compare(const char *s, int *bad);
 /* A seed: a whole number that fits 64 bits (decimal, or 0x hex); no sign, nothing after it. */
 unsigned long long cli_seed(const char *s, const char *what, int *bad);

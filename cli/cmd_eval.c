@@ -45,7 +45,8 @@ static const char eval_usage[] =
 	"  --sanitize auto    racecheck and initcheck on each item's smallest case first (CUDA items,\n"
 	"                     when compute-sanitizer is installed): findings make the item wrong\n"
 	"  --python PATH      the interpreter for Python items (default $KBX_PYTHON, else python3)\n"
-	"  --compare host|gpu where perf rows compare outputs: host (default) or gpu (on the device)\n"
+	"  --compare host|gpu|both  where perf rows compare outputs: host (default), gpu (on the\n"
+	"                     device), both (the host judges, the GPU's report must equal it)\n"
 	"\n";
 
 struct eval_ctx {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../core/gpucompare.h"
 #include "../core/worker.h"
 
 const char cli_timing_usage[] =
@@ -94,13 +95,14 @@ int cli_count(const char *s, const char *what, int *bad)
 
 int cli_compare(const char *s, int *bad)
 {
-	if (!strcmp(s, "gpu"))
-		return 1;
-	if (strcmp(s, "host")) {
-		cli_fail(2, "--compare expects host or gpu, not '%s'", s);
+	int m = compare_mode_parse(s);
+
+	if (m < 0) {
+		cli_fail(2, "--compare expects host, gpu or both, not '%s'", s);
 		*bad = 1;
+		return COMPARE_HOST;
 	}
-	return 0;
+	return m;
 }
 
 int cli_timing_option(int opt, const char *arg, struct worker_request *req, int *bad)

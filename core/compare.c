@@ -355,6 +355,118 @@ void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size)
 			 r->finite, r->n);
 }
 
+/* ---- two reports of one comparison ------------------------------------------------------------ */
+
+/* A double's bits as an integer that orders like the value (-0 and +0 both 0). */
+static int64_t ordered_bits(double x)
+{
+	int64_t i;
+
+	memcpy(&i, &x, sizeof(i));
+	return i < 0 ? INT64_MIN - i : i;
+}
+
+/* a and b the same (NaN with NaN), or within ulps units in the last place of a double. */
+static int close_ulps(double a, double b, int ulps)
+{
+	int64_t x, y;
+
+	if ((isnan(a) && isnan(b)) || a == b)
+		return 1;
+	if (!ulps || isnan(a) || isnan(b) || isinf(a) || isinf(b))
+		return 0;
+	x = ordered_bits(a);
+	y = ordered_bits(b);
+	return (x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x) <= (uint64_t)ulps;
+}
+
+/* The same for a float. */
+static int close_ulps_f(float a, float b, int ulps)
+{
+	int32_t x, y;
+
+	if ((isnan(a) && isnan(b)) || a == b)
+		return 1;
+	if (!ulps || isnan(a) || isnan(b) || isinf(a) || isinf(b))
+		return 0;
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	x = x < 0 ? INT32_MIN - x : x;
+	y = y < 0 ? INT32_MIN - y : y;
+	return (x > y ? (uint32_t)x - (uint32_t)y : (uint32_t)y - (uint32_t)x) <= (uint32_t)ulps;
+}
+
+static int close_metric(double a, double b, int exact)
+{
+	if ((isnan(a) && isnan(b)) || a == b)
+		return 1;
+	return !exact && fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+int compare_results_differ(const struct cmp_result *a, const struct cmp_result *b, int metrics_exact, int ulps,
+			   char *why, size_t len)
+{
+	int i;
+
+	if (len)
+		why[0] = 0;
+	if (a->n != b->n || a->mismatches != b->mismatches || a->nan_mismatches != b->nan_mismatches ||
+	    a->inf_mismatches != b->inf_mismatches || a->cand_nonfinite != b->cand_nonfinite ||
+	    a->ref_nonfinite != b->ref_nonfinite || a->finite != b->finite || a->pass != b->pass) {
+		snprintf(why, len, "counts differ: n %zu/%zu, mismatches %zu/%zu, NaN %zu/%zu, inf %zu/%zu, candidate "
+			 "non-finite %zu/%zu, reference non-finite %zu/%zu, finite %zu/%zu, pass %d/%d", a->n, b->n,
+			 a->mismatches, b->mismatches, a->nan_mismatches, b->nan_mismatches, a->inf_mismatches,
+			 b->inf_mismatches, a->cand_nonfinite, b->cand_nonfinite, a->ref_nonfinite, b->ref_nonfinite,
+			 a->finite, b->finite, a->pass, b->pass);
+		return 1;
+	}
+	if (!close_ulps(a->max_abs, b->max_abs, ulps) || !close_ulps(a->max_rel, b->max_rel, ulps) ||
+	    !close_ulps(a->max_ulp, b->max_ulp, ulps) || a->rtol != b->rtol || a->atol != b->atol) {
+		snprintf(why, len, "maxima differ: abs %.17g/%.17g, rel %.17g/%.17g, ULP %.17g/%.17g, rtol %g/%g, atol %g/%g",
+			 a->max_abs, b->max_abs, a->max_rel, b->max_rel, a->max_ulp, b->max_ulp, a->rtol, b->rtol, a->atol,
+			 b->atol);
+		return 1;
+	}
+	if (memcmp(a->hist, b->hist, sizeof(a->hist))) {
+		snprintf(why, len, "the error histograms differ");
+		return 1;
+	}
+	if (!close_metric(a->cosine, b->cosine, metrics_exact) || !close_metric(a->l1_relative, b->l1_relative, metrics_exact) ||
+	    !close_metric(a->rmse, b->rmse, metrics_exact)) {
+		snprintf(why, len, "metrics differ: cosine %.17g/%.17g, l1_relative %.17g/%.17g, rmse %.17g/%.17g", a->cosine,
+			 b->cosine, a->l1_relative, b->l1_relative, a->rmse, b->rmse);
+		return 1;
+	}
+	if (a->tile_rows != b->tile_rows || a->tile_cols != b->tile_cols || a->tile_h != b->tile_h ||
+	    a->tile_w != b->tile_w) {
+		snprintf(why, len, "tile maps differ in shape: %dx%d of %lldx%lld against %dx%d of %lldx%lld", a->tile_rows,
+			 a->tile_cols, a->tile_h, a->tile_w, b->tile_rows, b->tile_cols, b->tile_h, b->tile_w);
+		return 1;
+	}
+	for (i = 0; i < CMP_TILES * CMP_TILES; i++)
+		if (!close_ulps_f(a->tiles[i], b->tiles[i], ulps)) {
+			snprintf(why, len, "tile %d differs: %.9g against %.9g", i, (double)a->tiles[i], (double)b->tiles[i]);
+			return 1;
+		}
+	if (a->nworst != b->nworst) {
+		snprintf(why, len, "%d worst elements against %d", a->nworst, b->nworst);
+		return 1;
+	}
+	for (i = 0; i < a->nworst; i++) {
+		const struct cmp_elem *x = &a->worst[i], *y = &b->worst[i];
+
+		if (x->ndim != y->ndim || memcmp(x->coord, y->coord, sizeof(x->coord)) || x->component != y->component ||
+		    !close_ulps(x->cand, y->cand, 0) || !close_ulps(x->ref, y->ref, 0) ||
+		    !close_ulps(x->abs_err, y->abs_err, ulps) || !close_ulps(x->rel_err, y->rel_err, ulps) ||
+		    !close_ulps(x->ulp, y->ulp, ulps) || !close_ulps(x->score, y->score, ulps)) {
+			snprintf(why, len, "worst element %d differs: at [%lld...] score %.17g, against [%lld...] score %.17g", i,
+				 x->coord[0], x->score, y->coord[0], y->score);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int compare_bitwise(const void *a, const void *b, size_t bytes)
 {
 	return bytes == 0 || memcmp(a, b, bytes) == 0;

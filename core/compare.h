@@ -91,6 +91,15 @@ void compare_buffers(enum dtype dt, const void *cand, const void *ref, const lon
  * finite; max abs and metrics over 1021 of 1024 finite pairs"). Always NUL-terminated. */
 void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size);
 
+/* Whether two reports of one comparison differ (the host's compare_buffers and the GPU's,
+ * gpucompare.h): the counts, the histogram, the tile map's shape and the worst elements' places
+ * must be equal; the maxima, the tiles and the worst elements' figures within `ulps` units in the
+ * last place (0: bit for bit; gpucompare.h names the ties that may leave one apart); the metric
+ * sums bit for bit when metrics_exact, else within 1e-12 relative (they are added in another
+ * order). 1 when they differ, with what differs in why (always NUL-terminated), else 0. */
+int compare_results_differ(const struct cmp_result *a, const struct cmp_result *b, int metrics_exact, int ulps,
+			   char *why, size_t len);
+
 /* 1 when a and b hold the same bytes (bitwise re-run check). */
 int compare_bitwise(const void *a, const void *b, size_t bytes);
 

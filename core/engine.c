@@ -67,6 +67,8 @@ void engine_finish(struct run *r, enum verdict v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (r->o->compare_gpu == COMPARE_BOTH && v != V_ERROR && r->gpu)
+		engine_log(r, "--compare both: %d output(s) compared on the GPU too, each report the host's", r->gcmp_both);
 	if (v == V_PASS && r->missing_evidence) {
 		v = V_WRONG;
 		snprintf(msg, sizeof(msg), "outputs match, but the source shows no evidence that it does what the task "

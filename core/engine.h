@@ -59,9 +59,12 @@ struct engine_options {
 	const struct host_candidate *host; /* the candidate runs in a host (Python), not NVRTC */
 	const struct calibration *calib; /* this GPU's stored calibration for the timing ceilings
 	                               * (ceiling.h), or NULL: the datasheet figures alone */
-	int compare_gpu;              /* --compare gpu: perf rows compare the outputs on the device
-				       * (gpucompare.h; gpucompare_route says which), copying them to
-				       * the host only for a failing output's message; 0: on the host */
+	int compare_gpu;              /* --compare (enum compare_mode, gpucompare.h): COMPARE_GPU: perf
+				       * rows compare the outputs on the device (gpucompare_route says
+				       * which), copying them to the host only for a failing output's
+				       * message; COMPARE_HOST (0): on the host; COMPARE_BOTH: on the
+				       * host, and on the device too wherever the route allows, cases
+				       * included, any difference an error */
 	const struct ref_timing_cache *ref_timings; /* the reference's kept timings (reftime.h), or NULL:
 				       * every perf row times the reference live and keeps nothing */
 	int retime_reference;         /* --retime-reference: time it live, and keep the new timing */

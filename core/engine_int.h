@@ -98,6 +98,7 @@ struct run {
 	double gcmp_saved;          /* output bytes not copied to the host thanks to it (this row) */
 	double gcmp_s;              /* seconds in its comparisons and digests (this row) */
 	int gcmp_host;              /* problems it sent to the host: an output failed (this row) */
+	int gcmp_both;              /* --compare both: outputs the GPU compared too, reports equal */
 };
 
 /* One problem (a case or a perf row) in flight: its inputs, the reference's outputs, and the

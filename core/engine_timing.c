@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "devgen.h"
+#include "gpucompare.h"
 #include "inputs.h"
 
 /* Timed calls rotate among this many complete buffer sets (different inputs, own outputs and
@@ -417,7 +418,8 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 		if (!st)
 			st = engine_verify_distribution(r, c, label, cr);
 	} else {
-		c->gpu_cmp = engine_gpu_compare(r);
+		/* with --compare both the host judges, and engine_judge_candidate has the GPU compare too */
+		c->gpu_cmp = r->o->compare_gpu == COMPARE_GPU && engine_gpu_compare(r);
 		st = engine_case_setup(r, c, key, label, 1);
 		if (!st)
 			st = engine_judge_candidate(r, c, label, cr, &before);

@@ -248,7 +248,9 @@ int engine_gpu_compare(struct run *r)
 
 	if (how != GPUCOMPARE_ON_GPU) {
 		if (how != GPUCOMPARE_HOST_OPTION && how != GPUCOMPARE_HOST_NO_KERNEL && !r->gcmp_said)
-			engine_log(r, "--compare gpu: perf rows compare their outputs on the host: %s",
+			engine_log(r, "--compare %s: %s compare their outputs on the host: %s",
+				   compare_mode_name(r->o->compare_gpu),
+				   r->o->compare_gpu == COMPARE_BOTH ? "cases and perf rows" : "perf rows",
 				   gpucompare_route_why(how));
 		r->gcmp_said = 1;
 		return 0;
@@ -321,6 +323,45 @@ static enum kbx_status compare_outputs_gpu(struct run *r, struct case_ctx *c, st
 	r->gcmp_saved += bytes;
 	*done = 1;
 	return KBX_OK;
+}
+
+/* --compare both: the host has judged the problem; the GPU compares the same device buffers, and
+ * its report must be the host's, output by output (compare_results_differ, within the two ulps
+ * gpucompare.h allows a tie). A difference, or a kernel that cannot compare them, is kbx's error,
+ * never the candidate's verdict. */
+static enum kbx_status cross_check_gpu(struct run *r, struct case_ctx *c, const struct case_result *cr,
+				       const char *label)
+{
+	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
+	int i, k = 0;
+
+	if (!engine_gpu_compare(r))
+		return r->gcmp_state < 0 ? kbx_error(KBX_EINVAL, "%s: --compare both: the GPU comparison kernel cannot be "
+						     "used", label) : KBX_OK;   /* else the route keeps this task on the host */
+	for (i = 0; i < c->pb.nbufs && !st; i++) {
+		const struct problem_buf *b = &c->pb.bufs[i];
+		int ai = (int)(b->arg - r->t->args);
+		struct cmp_result g;
+		char why[512];
+
+		if (b->arg->dir == ARG_IN)
+			continue;
+		if (k >= cr->noutputs)
+			return kbx_error(KBX_EINVAL, "%s: --compare both: the host compared %d output(s), fewer than the "
+					 "task has", label, cr->noutputs);
+		st = gpucompare_buffers(r->gcmp, b->arg->dtype, c->cs.args[ai].ptr, c->rs.args[ai].ptr, b->shape, b->ndim,
+					&c->tol, &g);
+		if (st && gpu_is_sticky(r->gpu))
+			r->sticky = 1;
+		if (!st && compare_results_differ(&cr->outputs[k].cmp, &g, 0, 2, why, sizeof(why)))
+			st = kbx_error(KBX_EINVAL, "%s: --compare both: the GPU's comparison of output '%s' differs from the "
+				       "host's: %s", label, b->arg->name, why);
+		k++;
+		r->gcmp_both += !st;
+	}
+	r->gcmp_s += now_seconds() - t0;
+	return st;
 }
 
 /* A digest of a problem's out/inout buffers (host copies): the same number as
@@ -815,6 +856,8 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		st = engine_fetch_outputs(r, &c->cs, &c->pb, &cand_out);
 	if (!st && !c->gpu_judged)
 		st = compare_outputs(r, c, cr, cand_out, property, &msg);
+	if (!st && r->o->compare_gpu == COMPARE_BOTH && !property)
+		st = cross_check_gpu(r, c, cr, label);
 	if (st) {
 		engine_host_free(cand_out, c->pb.nbufs);
 		sbuf_release(&msg);

@@ -577,6 +577,19 @@ enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int p
 	return GPUCOMPARE_ON_GPU;
 }
 
+const char *compare_mode_name(int mode)
+{
+	return mode == COMPARE_GPU ? "gpu" : mode == COMPARE_BOTH ? "both" : "host";
+}
+
+int compare_mode_parse(const char *s)
+{
+	for (int m = COMPARE_HOST; m <= COMPARE_BOTH; m++)
+		if (!strcmp(s, compare_mode_name(m)))
+			return m;
+	return -1;
+}
+
 const char *gpucompare_route_why(enum gpucompare_route how)
 {
 	switch (how) {

@@ -77,6 +77,15 @@ void gpucompare_plan(unsigned long long n, unsigned long long *per_block, unsign
 uint64_t gpucompare_digest_host(const void *p, size_t n, uint64_t salt);
 enum kbx_status gpucompare_digest(struct gpucompare *c, gpu_ptr p, size_t n, uint64_t salt, uint64_t *out);
 
+/* --compare: where the outputs are compared with the reference's. both: the host judges, as with
+ * host, and the GPU compares the same device buffers wherever its route allows, cases included; a
+ * report that differs from the host's is an error of kbx (the test that the GPU path changes no
+ * verdict, issue 20). */
+enum compare_mode { COMPARE_HOST, COMPARE_GPU, COMPARE_BOTH };
+/* "host", "gpu", "both"; parse: -1 for anything else. */
+const char *compare_mode_name(int mode);
+int compare_mode_parse(const char *s);
+
 /* Where the engine compares a problem's outputs (`--compare gpu`, engine.h): on the GPU only at a
  * perf row of an elementwise task with no [quant] lens and no [tolerance] exact, with the kernel
  * usable; everything else on the host, as always. Pure: tests/core/test_gpucompare. */

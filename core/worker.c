@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "gpucompare.h"
 #include "jsonget.h"
 #include "problem.h"
 #include "pyworker.h"
@@ -85,7 +86,7 @@ char *worker_request_to_json(const struct worker_request *r)
 	if (r->python_exe)
 		json_object_set_new(o, "python", json_string(r->python_exe));
 	if (r->compare_gpu)
-		json_object_set_new(o, "compare", json_string("gpu"));
+		json_object_set_new(o, "compare", json_string(compare_mode_name(r->compare_gpu)));
 	if (r->retime_reference)
 		json_object_set_new(o, "retime_reference", json_true());
 	if (r->allow_pytorch)
@@ -149,13 +150,12 @@ enum kbx_status worker_request_from_json(const char *text, struct worker_request
 	r->python_exe = jsonget_strdup(o, "python");
 	/* no "compare" is host: requests from before --compare */
 	has_compare = jsonget_str(o, "compare", &compare, NULL);
-	if (has_compare != JSONGET_ABSENT &&
-	    (has_compare != JSONGET_FOUND || (strcmp(compare, "host") && strcmp(compare, "gpu")))) {
+	if (has_compare != JSONGET_ABSENT && (has_compare != JSONGET_FOUND || compare_mode_parse(compare) < 0)) {
 		json_decref(o);
 		worker_request_free(r);
-		return kbx_error(KBX_EPARSE, "bad worker request: \"compare\" must be \"host\" or \"gpu\"");
+		return kbx_error(KBX_EPARSE, "bad worker request: \"compare\" must be \"host\", \"gpu\" or \"both\"");
 	}
-	r->compare_gpu = has_compare == JSONGET_FOUND && !strcmp(compare, "gpu");
+	r->compare_gpu = has_compare == JSONGET_FOUND ? compare_mode_parse(compare) : COMPARE_HOST;
 	r->retime_reference = json_is_true(json_object_get(o, "retime_reference"));
 	r->allow_pytorch = json_is_true(json_object_get(o, "allow_pytorch"));
 	/* No "op" is a run: requests from before calibrations existed. */

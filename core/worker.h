@@ -62,7 +62,7 @@ struct worker_request {
 	char *calib_db;               /* history to read the device's calibration from (read only), or NULL */
 	int python;                   /* the candidate is a Python module: the Python worker runs it */
 	char *python_exe;             /* its interpreter (--python), or NULL (pyworker.h) */
-	int compare_gpu;              /* engine_options.compare_gpu (--compare gpu) */
+	int compare_gpu;              /* engine_options.compare_gpu (--compare: enum compare_mode) */
 	int retime_reference;         /* engine_options.retime_reference (--retime-reference) */
 	int allow_pytorch;            /* engine_options.allow_pytorch (--allow-pytorch) */
 };

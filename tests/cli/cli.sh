@@ -114,15 +114,18 @@ else
 	contains "$tmp/out" "\(cached\)" "second run uses the compile cache"
 	expect 1 "run --compare gpu without a GPU" -- "$kbx" run gelu --no-perf --compare gpu
 	contains "$tmp/out" "verdict +not_run" "--compare gpu changes nothing without a GPU"
+	expect 1 "run --compare both without a GPU" -- "$kbx" run gelu --no-perf --compare both
+	contains "$tmp/out" "verdict +not_run" "--compare both changes nothing without a GPU"
+	if grep -q "compared on the GPU too" "$tmp/out"; then no "no GPU, yet a count of outputs compared on it"; else ok "no count of outputs compared on a GPU that is not there"; fi
 fi
 expect 2 "run of a missing file" -- "$kbx" run gelu "$tmp/nope.cu"
 contains "$tmp/err" "nope.cu" "missing file named"
 expect 2 "run with a bad option value" -- "$kbx" run gelu --rep abc
 contains "$tmp/err" "--rep expects a non-negative number" "bad option value explained"
 expect 2 "run with a bad --compare" -- "$kbx" run gelu --compare cpu
-contains "$tmp/err" "--compare expects host or gpu, not 'cpu'" "bad --compare explained (run)"
+contains "$tmp/err" "--compare expects host, gpu or both, not 'cpu'" "bad --compare explained (run)"
 expect 2 "eval with a bad --compare" -- "$kbx" eval "$tmp/nope.jsonl" --out "$tmp/evc" --compare cpu
-contains "$tmp/err" "--compare expects host or gpu, not 'cpu'" "bad --compare explained (eval)"
+contains "$tmp/err" "--compare expects host, gpu or both, not 'cpu'" "bad --compare explained (eval)"
 expect 0 "run --help lists --compare" -- "$kbx" run --help
 contains "$tmp/out" "--compare host\|gpu" "run --help documents --compare"
 expect 0 "eval --help lists --compare" -- "$kbx" eval --help

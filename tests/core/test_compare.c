@@ -1,4 +1,5 @@
 /* Tests for core/compare.c: the element rules, the metrics, the worst list and the tile map. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -875,6 +876,70 @@ static void test_histogram(void **state)
 	assert_int_equal(total, 7);
 }
 
+/* Two reports of one comparison: what must be equal, what may be a few ulps apart. */
+static void test_results_differ(void **state)
+{
+	float c[64], r[64];
+	long long shape[2] = { 8, 8 };
+	struct cmp_result a, b;
+	char why[512];
+
+	(void)state;
+	for (int i = 0; i < 64; i++) {
+		r[i] = (float)i * 0.25f - 3.0f;
+		c[i] = r[i] + (i % 5 == 0 ? 1e-3f : 0.0f);
+	}
+	c[9] = NAN;
+	compare_buffers(DT_F32, c, r, shape, 2, NULL, &a);
+	b = a;
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	/* a count */
+	b.mismatches++;
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "counts differ"));
+	b = a;
+	/* a maximum one ulp apart: a difference bit for bit, none at 2 ulps */
+	b.max_rel = nextafter(a.max_rel, INFINITY);
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "maxima differ"));
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 0);
+	b.max_rel = a.max_rel * (1 + 1e-12);
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	b = a;
+	/* a tile, in float ulps */
+	b.tiles[3] = nextafterf(a.tiles[3], INFINITY);
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "tile 3"));
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 0);
+	b = a;
+	/* metric sums: within 1e-12 relative unless exact */
+	b.rmse = a.rmse * (1 + 1e-13);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "metrics differ"));
+	b = a;
+	/* the worst elements: places and values exactly, whatever the ulps */
+	assert_true(a.nworst > 1);
+	b.worst[1].coord[1]++;
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "worst element 1"));
+	b = a;
+	b.worst[1].cand = nextafter(a.worst[1].cand, INFINITY);   /* worst[0] is the NaN */
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	b = a;
+	/* -0 and +0 are one value; an infinity is never near a finite maximum */
+	a.max_abs = 0.0;
+	b.max_abs = -0.0;
+	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 0);
+	b.max_abs = INFINITY;
+	a.max_abs = DBL_MAX;
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	/* a short buffer still ends the text */
+	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, 8), 1);
+	assert_int_equal(strlen(why), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -897,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_random_against_naive),
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_chunked_like_one_pass),
+		cmocka_unit_test(test_results_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,61 +145,13 @@ static void fill(enum dtype dt, void *cand, void *ref, size_t n, int mix, int du
 
 /* ---- comparing two results ------------------------------------------------------------------ */
 
-static int same_double(double a, double b)
-{
-	return (isnan(a) && isnan(b)) || a == b;
-}
-
-static void near(const char *what, double a, double b)
-{
-	if (same_double(a, b))
-		return;
-	if (!(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b))))
-		fail_msg("%s: %.17g against %.17g", what, a, b);
-}
-
 /* exact: 1 for every figure bit for bit, 0 for the metric sums within 1e-12 relative */
 static void same_result(const struct cmp_result *a, const struct cmp_result *b, int exact, const char *ctx)
 {
-	int i;
+	char why[512];
 
-	if (a->n != b->n || a->mismatches != b->mismatches || a->nan_mismatches != b->nan_mismatches ||
-	    a->inf_mismatches != b->inf_mismatches || a->cand_nonfinite != b->cand_nonfinite ||
-	    a->ref_nonfinite != b->ref_nonfinite || a->finite != b->finite || a->pass != b->pass)
-		fail_msg("%s: counts differ: n %zu/%zu mm %zu/%zu nan %zu/%zu inf %zu/%zu cnf %zu/%zu rnf %zu/%zu "
-			 "finite %zu/%zu pass %d/%d", ctx, a->n, b->n, a->mismatches, b->mismatches, a->nan_mismatches,
-			 b->nan_mismatches, a->inf_mismatches, b->inf_mismatches, a->cand_nonfinite, b->cand_nonfinite,
-			 a->ref_nonfinite, b->ref_nonfinite, a->finite, b->finite, a->pass, b->pass);
-	if (!same_double(a->max_abs, b->max_abs) || !same_double(a->max_rel, b->max_rel) ||
-	    !same_double(a->max_ulp, b->max_ulp) || a->rtol != b->rtol || a->atol != b->atol)
-		fail_msg("%s: maxima differ: abs %.17g/%.17g rel %.17g/%.17g ulp %.17g/%.17g", ctx, a->max_abs, b->max_abs,
-			 a->max_rel, b->max_rel, a->max_ulp, b->max_ulp);
-	if (memcmp(a->hist, b->hist, sizeof(a->hist)))
-		fail_msg("%s: histograms differ", ctx);
-	if (exact) {
-		if (!same_double(a->cosine, b->cosine) || !same_double(a->l1_relative, b->l1_relative) ||
-		    !same_double(a->rmse, b->rmse))
-			fail_msg("%s: metrics differ: cos %.17g/%.17g l1 %.17g/%.17g rmse %.17g/%.17g", ctx, a->cosine,
-				 b->cosine, a->l1_relative, b->l1_relative, a->rmse, b->rmse);
-	} else {
-		near("cosine", a->cosine, b->cosine);
-		near("l1_relative", a->l1_relative, b->l1_relative);
-		near("rmse", a->rmse, b->rmse);
-	}
-	if (a->tile_rows != b->tile_rows || a->tile_cols != b->tile_cols || a->tile_h != b->tile_h ||
-	    a->tile_w != b->tile_w || memcmp(a->tiles, b->tiles, sizeof(a->tiles)))
-		fail_msg("%s: tile maps differ", ctx);
-	if (a->nworst != b->nworst)
-		fail_msg("%s: %d worst elements against %d", ctx, a->nworst, b->nworst);
-	for (i = 0; i < a->nworst; i++) {
-		const struct cmp_elem *x = &a->worst[i], *y = &b->worst[i];
-
-		if (x->ndim != y->ndim || memcmp(x->coord, y->coord, sizeof(x->coord)) || x->component != y->component ||
-		    !same_double(x->cand, y->cand) || !same_double(x->ref, y->ref) || !same_double(x->abs_err, y->abs_err) ||
-		    !same_double(x->rel_err, y->rel_err) || !same_double(x->ulp, y->ulp) || !same_double(x->score, y->score))
-			fail_msg("%s: worst element %d differs (coord[0] %lld/%lld, score %g/%g)", ctx, i, x->coord[0],
-				 y->coord[0], x->score, y->score);
-	}
+	if (compare_results_differ(a, b, exact, 0, why, sizeof(why)))
+		fail_msg("%s: %s", ctx, why);
 }
 
 /* ---- the emulation against compare_buffers ---------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/gpucompare.h"
 #include "core/util.h"
 #include "core/worker.h"
 
@@ -272,6 +273,14 @@ static void test_request_compare(void **state)
 			 KBX_OK);
 	assert_int_equal(back.compare_gpu, 0);
 	worker_request_free(&back);
+	/* both (the GPU's reports held to the host's) travels too */
+	r.compare_gpu = COMPARE_BOTH;
+	text = worker_request_to_json(&r);
+	assert_non_null(strstr(text, "\"compare\":\"both\""));
+	assert_int_equal(worker_request_from_json(text, &back), KBX_OK);
+	assert_int_equal(back.compare_gpu, COMPARE_BOTH);
+	worker_request_free(&back);
+	free(text);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(worker_request_from_json(bad[i], &back), KBX_EPARSE);
 		assert_non_null(strstr(kbx_last_error(), "\"compare\""));

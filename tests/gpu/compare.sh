@@ -98,4 +98,30 @@ pair pool_cos_wrong Fusion/fused_avg_pool2d_cosine_similarity \
 pair w8a8_pass Quantization/matmul_w8a8 "$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu"
 logs "w8a8: [quant] compares on the host" "$tmp/w8a8_pass.gpu.json" "compare their outputs on the host: the task's \\[quant\\]"
 
+# --compare both: the host judges, the GPU compares the same buffers at every case and perf row
+# and its reports must be the host's (kbx ends the run in an error otherwise); the verdict is
+# the host's. Correct, wrong at the cases, wrong only at perf sizes, unwritten, NaN-bearing
+# (fused_avg_pool2d_cosine_similarity's examples) and a replayer.
+both() {  # NAME TASK FILE WANT
+	"$kbx" run "$2" "$3" --rows 2 --json --no-history --compare both >"$tmp/$1.both.json" 2>"$tmp/$1.both.err"
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/$1.both.json" 2>/dev/null)
+	if [ "$got" = "$4" ]; then
+		echo "ok   $1: --compare both, $got"
+	else
+		echo "FAIL $1: --compare both gave '${got:-no JSON}', expected $4"
+		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["message"])' "$tmp/$1.both.json" \
+			2>/dev/null | sed 's/^/  # /'
+		fail=1
+	fi
+	logs "$1: outputs compared both ways" "$tmp/$1.both.json" "--compare both: [1-9][0-9]* output\\(s\\) compared on the GPU too"
+}
+both gelu_pass Activation/gelu "$tasks/Activation/gelu/examples/normcdf_sigmoid.cu" pass
+both gelu_wrong_at_size Activation/gelu "$tmp/gelu_wrong_at_size.cu" wrong
+both gelu_unwritten_at_size Activation/gelu "$tmp/gelu_unwritten_at_size.cu" wrong
+both replay_after_warmup Activation/gelu "$adv/replay_after_warmup.cu" wrong
+both pool_cos_pass Fusion/fused_avg_pool2d_cosine_similarity \
+	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/pass_fused_per_window.cu" pass
+both pool_cos_wrong Fusion/fused_avg_pool2d_cosine_similarity \
+	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/wrong_pool_excludes_padding.cu" wrong
+
 exit $fail
