@@ -51,7 +51,7 @@ def main():
     passed = [i for i in items if i.get("exe")]
     rep = {"items": n, "pass": len(passed)}
     split = {k: sum(i.get(k) or 0 for i in items) for k in ("compile_s", "inputs_s", "verify_s", "timing_s")}
-    verify_parts = {k: sum(i.get(k) or 0 for i in items) for k in ("launch_s", "transfer_s")}
+    verify_parts = {k: sum(i.get(k) or 0 for i in items) for k in ("device_s", "launch_s", "transfer_s")}
     item_s = sum(i.get("seconds") or 0 for i in items)
     rep.update(split)
     rep["item_seconds"] = item_s
@@ -66,7 +66,8 @@ def main():
     print("split of the items' seconds ({:.1f} s): compile {compile_s:.1f}, inputs {inputs_s:.1f}, "
           "verify {verify_s:.1f}, timing {timing_s:.1f}, worker start and recording {o:.1f}".format(
               item_s, o=other, **split))
-    print("  verify's parts: synchronised launches {launch_s:.1f}, copies to and from the GPU {transfer_s:.1f}, "
+    print("  verify's parts: opening the device {device_s:.1f}, synchronised launches {launch_s:.1f}, "
+          "copies to and from the GPU {transfer_s:.1f}, "
           "host checks and the rest {r:.1f}".format(r=split["verify_s"] - sum(verify_parts.values()), **verify_parts))
     rep.update(verify_parts)
     slow = sorted(items, key=lambda i: -(i.get("seconds") or 0))[:10]

@@ -482,6 +482,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 {
 	struct run r;
 	enum kbx_status st, gst;
+	double device_s;
 
 	memset(&r, 0, sizeof(r));
 	r.t = t;
@@ -492,7 +493,9 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	/* A task whose reference is slow at its largest perf row says so ([task] launch_limit); a
 	 * smaller limit on the command line is raised to it, or that row could never be timed. */
 	r.launch_limit_s = o->launch_limit_s > t->launch_limit_s ? o->launch_limit_s : t->launch_limit_s;
+	device_s = now_seconds();
 	gst = gpu_open(o->device, &r.gpu);
+	device_s = now_seconds() - device_s;
 	if (gst == KBX_OK) {
 		r.info = *gpu_get_info(r.gpu);
 		/* Clock readings go with the timings when NVML is there; without it, none (a
@@ -503,6 +506,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 		engine_log(&r, "%s", kbx_last_error());
 	}
 	summary_init(&r);
+	r.sum.split.device_s = device_s;  /* a part of verify, as launches and copies are */
 	st = run_all(&r, source, source_name, cache);
 	if (st && ev->done) {
 		char *m = xstrdup(kbx_last_error());

@@ -124,12 +124,13 @@ struct compile_result {
 };
 
 /* Where a run's seconds went (summary.split in JSON, and eval's records): compiling (NVRTC or
- * the cache), drawing inputs, verification (what is left: launches, copies, comparisons; launch_s
- * and transfer_s are its synchronised launches and its copies to and from the GPU), and timing
+ * the cache), drawing inputs, verification (what is left: launches, copies, comparisons; launch_s,
+ * transfer_s and device_s are its synchronised launches, its copies to and from the GPU, and
+ * opening the device: loading the driver, cuInit in a fresh process, the context), and timing
  * (bench_run). X(field, required): required fields are in every stored split; the others came
  * later and read as 0 when missing. */
 #define TIME_SPLIT_LIST(X) \
-	X(compile_s, 1) X(inputs_s, 1) X(verify_s, 1) X(timing_s, 1) X(launch_s, 0) X(transfer_s, 0)
+	X(compile_s, 1) X(inputs_s, 1) X(verify_s, 1) X(timing_s, 1) X(launch_s, 0) X(transfer_s, 0) X(device_s, 0)
 
 struct time_split {
 #define TIME_SPLIT_FIELD(f, required) double f;

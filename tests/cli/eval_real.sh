@@ -45,6 +45,7 @@ for k, line in enumerate(open(pred)):
     items.append({"id": f"line {k + 1}", "task": task, "exe": not slow, "verdict": "wrong" if slow else "pass",
                   "message": "perf row 3: 2 of 9 differ" if slow else "", "seconds": 10.0 + k, "started": 1.0 + 12 * k,
                   "compile_s": 0.5, "inputs_s": 0.25, "verify_s": 2.0, "timing_s": 6.0 + k,
+                  "device_s": 0.125, "launch_s": 0.5, "transfer_s": 0.25,
                   "ms": 40.0 if slow else 1.0, "golden_ms": 1.0, "ref_kept_rows": 3 if k == 0 else 0,
                   "source": d["predict"]})
 json.dump({"items": items}, open(out + "/metrics.json", "w"))
@@ -69,6 +70,7 @@ PY
 contains "$tmp/o/eval/args.txt" "--quiet --shard 0/1" "kbx eval gets the options given to the script"
 contains "$r" "^kbx eval: 3 items, 2 pass, wall [0-9.]+ s$" "the items and how many passed"
 contains "$r" "^split: compile 1.5 s, inputs 0.8 s, verify 6.0 s, timing 21.0 s$" "the split, summed over items"
+contains "$r" "^verify's parts: opening the device 0.4 s \(driver, cuInit, context: each CUDA item's worker is a fresh process\), synchronised launches 1.5 s, copies 0.8 s; outside the split \(worker start, recording\) 3.8 s$" "verify's parts and the seconds outside the split"
 contains "$r" "^items: first began at 1.0 s, last ended at 37.0 s; their seconds sum to 33.0 s, so 3.0 s between items" "the gaps between items"
 contains "$r" "^slowest items: Reduce/sum 12.0 s, Math/mul 11.0 s, Math/add 10.0 s$" "the slowest items"
 contains "$r" "^candidates over 5x golden PyTorch.s time \(summed over rows\): 1 items, 12.0 s of the items. seconds \(timing 8.0 s\): Reduce/sum 40x$" "the candidates far slower than PyTorch"
