@@ -22,7 +22,8 @@
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
 #      again on the second's history (the reference's timings kept, its compile cache emptied: the
-#      candidates compile as new ones would): what each change is worth;
+#      candidates compile as new ones would), and gpu_kept_reuse as gpu_kept with one kbx worker
+#      for every item (--reuse-worker): what each change is worth;
 #      RUNS= a subset of "host gpu gpu_kept", RUN_LIMIT= seconds for each (default 170: on
 #      2026-12-02 shard 0/8's 23 items took longer, 5 done with --compare host, 18 with gpu),
 #      SHARD= another slice than 0/8 (0/1: all), GPUS=0,1,... for a machine of several GPUs (kbx
@@ -133,20 +134,24 @@ F)
 	# (its reference timings kept), so it must follow gpu in RUNS
 	golden=1
 	for run in ${RUNS:-host gpu gpu_kept}; do
-		db="$r/er_${run%_kept}.db"
+		base=${run%_reuse}
+		mode=${base%_kept}
+		db="$r/er_$mode.db"
+		extra=
+		[ "$run" != "$base" ] && extra=--reuse-worker   # gpu_kept_reuse: one kbx worker for every item
 		# only the reference's timings are kept: the compile cache is emptied, so the candidates
 		# (and references) compile as they would for new candidates on this GPU
-		[ "$run" = gpu_kept ] && python3 -c 'import sqlite3, sys
+		[ "$base" = gpu_kept ] && python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 dropped = c.execute("DELETE FROM compile_cache").rowcount
 kept = c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0]
 c.commit()
 print("gpu_kept:", dropped, "compiled images dropped,", kept, "reference timings kept")' "$db"
 		KBX_DB="$db" GOLDEN=$golden GOLDEN_GPUS="${GPUS:-}" timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh \
-			"$kbx" "$ref" "$r/er_$run" --shard "${SHARD:-0/8}" --compare "${run%_kept}" ${GPUS:+--gpus "$GPUS"} \
+			"$kbx" "$ref" "$r/er_$run" --shard "${SHARD:-0/8}" --compare "$mode" ${GPUS:+--gpus "$GPUS"} $extra \
 			>"$r/er_$run.txt" 2>&1
 		el "eval_real $run rc=$?"
-		grep -E '^(kbx eval|split|items|slowest|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
+		grep -E '^(kbx eval|split|verify|items|slowest|reference timings|golden|ratio)' "$r/er_$run/report.txt" 2>/dev/null
 		golden=0
 	done
 	;;

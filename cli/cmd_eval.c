@@ -47,6 +47,9 @@ static const char eval_usage[] =
 	"  --python PATH      the interpreter for Python items (default $KBX_PYTHON, else python3)\n"
 	"  --compare host|gpu|both  where perf rows compare outputs: host (default), gpu (on the\n"
 	"                     device), both (the host judges, the GPU's report must equal it)\n"
+	"  --reuse-worker     one `kbx worker` per GPU serves every CUDA item, so the driver and the\n"
+	"                     CUDA context are set up once, not per item (a crash or a lost context\n"
+	"                     starts a fresh one); by default each CUDA item has a fresh worker\n"
 	"\n";
 
 struct eval_ctx {
@@ -316,6 +319,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 		{ "launch-timeout", required_argument, NULL, 'L' }, { "quiet", no_argument, NULL, 'q' },
 		{ "sanitize", required_argument, NULL, 'Z' },
 		{ "python", required_argument, NULL, 'Y' }, { "compare", required_argument, NULL, 'K' },
+		{ "reuse-worker", no_argument, NULL, 'W' },
 		CLI_TIMING_LONG_OPTIONS, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	struct eval_ctx ctx;
@@ -326,6 +330,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	const char *out = NULL, *gpus = "0", *shard = NULL;
 	char *progress_path = NULL;
 	int n = 0, nall = 0, nrecs = 0, ndone = 0, ngpus = 0, sidx = 0, scount = 1, opt, i, ntodo = 0, rc = 0, bad = 0;
+	int reuse_worker = 0;
 	enum kbx_status st;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -347,6 +352,7 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 			break;
 		case 'Y': req.python_exe = optarg; break;
 		case 'K': req.compare_gpu = cli_compare(optarg, &bad); break;
+		case 'W': reuse_worker = 1; break;
 		case 'h': fputs(eval_usage, stdout); fputs(cli_timing_usage, stdout); return 0;
 		default:
 			if (cli_timing_option(opt, optarg, &req, &bad))
@@ -409,8 +415,10 @@ int cmd_eval(struct cli *c, int argc, char **argv)
 	}
 	req.db_path = ctx.dbs[0] ? (char *)c->db_path : NULL;
 	precompile_start(&pre, todo, ntodo, ctx.gpus[0], req.db_path, &c->cat, &ctx.started, req.compare_gpu);
-	for (i = 0; i < ngpus; i++)
+	for (i = 0; i < ngpus; i++) {
 		ctx.keeps[i] = worker_keep_new();
+		worker_keep_cuda(ctx.keeps[i], reuse_worker);
+	}
 	st = eval_schedule(todo, ntodo, ngpus, run_item, item_done, &ctx);
 	for (i = 0; i < ngpus; i++)
 		worker_keep_free(ctx.keeps[i]);

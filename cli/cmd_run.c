@@ -416,5 +416,7 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	db_serve_env(&env, c->tasks_root, NULL);
+	/* a kept worker (kbx eval --reuse-worker) serves run after run: the CUDA context stays up */
+	gpu_keep_contexts();
 	return worker_serve(stdin, stdout, &env);
 }

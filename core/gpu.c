@@ -408,6 +408,15 @@ enum kbx_status gpu_probe(int ordinal, struct gpu_info *info, int *device_count)
 	return fill_info(ordinal, info, NULL);
 }
 
+/* gpu_keep_contexts: the devices whose primary context this process holds until it exits */
+static int keep_contexts;
+static unsigned long long kept_devices;        /* bit d: device d's context held (d < 64) */
+
+void gpu_keep_contexts(void)
+{
+	keep_contexts = 1;
+}
+
 enum kbx_status gpu_open(int ordinal, struct gpu **out)
 {
 	struct gpu *g;
@@ -427,6 +436,12 @@ enum kbx_status gpu_open(int ordinal, struct gpu **out)
 		st = cu_fail(NULL, r, "cuDevicePrimaryCtxRetain", "'%s'", g->info.name);
 		free(g);
 		return st;
+	}
+	if (keep_contexts && g->dev >= 0 && g->dev < 64 && !(kept_devices >> g->dev & 1)) {
+		CUcontext held;
+
+		if (drv.f_cuDevicePrimaryCtxRetain(&held, g->dev) == CUDA_SUCCESS)
+			kept_devices |= 1ull << g->dev;
 	}
 	r = drv.f_cuCtxSetCurrent(g->ctx);
 	if (r == CUDA_SUCCESS)

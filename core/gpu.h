@@ -52,6 +52,11 @@ enum kbx_status gpu_probe(int ordinal, struct gpu_info *info, int *device_count)
 
 enum kbx_status gpu_open(int ordinal, struct gpu **out);
 void gpu_close(struct gpu *g);
+/* From now on this process keeps each device's primary context from its first gpu_open to its
+ * exit (one more retain), so that gpu_close no longer destroys it and the next gpu_open finds it:
+ * a worker that serves several runs (`kbx worker` kept by kbx eval --reuse-worker) sets its
+ * context up once. */
+void gpu_keep_contexts(void);
 const struct gpu_info *gpu_get_info(const struct gpu *g);
 /* 1 when the last CUDA error poisons the context (illegal address, launch failure, ...). */
 int gpu_is_sticky(const struct gpu *g);

@@ -470,10 +470,16 @@ struct worker_proc {
 	struct sbuf line;       /* stdout read past the last full line */
 };
 
-struct worker_keep {
+/* A kept worker process and how many runs it has served. */
+struct kept_proc {
 	struct worker_proc p;
 	int alive;
 	int runs;               /* served by the current process */
+};
+
+struct worker_keep {
+	struct kept_proc slot[2];       /* [0] `kbx worker` (CUDA requests), [1] the Python worker */
+	int cuda;                       /* CUDA requests are kept too (worker_keep_cuda) */
 };
 
 static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const struct pyworker_paths *py,
@@ -682,7 +688,7 @@ static void report_death(struct watch *w, int status, const struct sbuf *errtail
 
 static enum kbx_status run_worker(const char *exe, const struct worker_request *req, const struct run_events *ev,
 				  calibration_fn on_calibration, void *calibration_ctx, worker_cancel_fn cancel,
-				  void *cancel_ctx, struct worker_keep *keep)
+				  void *cancel_ctx, struct worker_keep *kept)
 {
 	struct watch w = { .to = ev, .on_calibration = on_calibration, .calibration_ctx = calibration_ctx };
 	struct run_events proxy = { &w, w_phase, w_compile, w_case, w_perf, w_log, w_done };
@@ -692,6 +698,7 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 	enum kbx_status st = KBX_OK;
 	struct pyworker_paths py;
 	struct worker_proc one, *wp = &one;
+	struct kept_proc *keep = kept ? &kept->slot[req->python ? 1 : 0] : NULL;
 	int status = 0, ended = 0, served = 0, retried = 0;
 	ssize_t n;
 
@@ -720,8 +727,10 @@ static enum kbx_status run_worker(const char *exe, const struct worker_request *
 			report_end(&w, strstr(kbx_last_error(), "interpreter") ? V_NOT_RUN : V_ERROR, kbx_last_error());
 			return KBX_OK;
 		}
-	} else {
-		keep = NULL;    /* `kbx worker` starts in milliseconds: one per run */
+	} else if (!kept || !kept->cuda) {
+		/* `kbx worker` starts in milliseconds, but opens the driver and the CUDA context anew
+		 * for each run (device_s in the split): kept only when asked (worker_keep_cuda) */
+		keep = NULL;
 	}
 again:
 	if (keep) {
@@ -749,7 +758,7 @@ again:
 		/* the kept worker went away between runs: one fresh start */
 		proc_end(wp, 1);
 		proc_remove_dir(wp);
-		st = proc_start(wp, exe, &py, sanitizer, req->sanitize);
+		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize);
 		if (st) {
 			keep->alive = 0;
 			proc_end(wp, 1);
@@ -840,18 +849,25 @@ struct worker_keep *worker_keep_new(void)
 {
 	struct worker_keep *k = xcalloc(1, sizeof(*k));
 
-	k->p.in_fd = k->p.out_fd = k->p.err_fd = -1;
+	for (int i = 0; i < 2; i++)
+		k->slot[i].p.in_fd = k->slot[i].p.out_fd = k->slot[i].p.err_fd = -1;
 	return k;
+}
+
+void worker_keep_cuda(struct worker_keep *k, int on)
+{
+	k->cuda = on;
 }
 
 void worker_keep_free(struct worker_keep *k)
 {
 	if (!k)
 		return;
-	if (k->alive) {
-		proc_end(&k->p, 1);     /* idle between runs: nothing of a run is lost */
-		proc_remove_dir(&k->p);
-	}
+	for (int i = 0; i < 2; i++)
+		if (k->slot[i].alive) {
+			proc_end(&k->slot[i].p, 1);     /* idle between runs: nothing of a run is lost */
+			proc_remove_dir(&k->slot[i].p);
+		}
 	free(k);
 }
 

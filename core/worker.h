@@ -91,6 +91,11 @@ enum kbx_status worker_run(const char *exe, const struct worker_request *req, co
 struct worker_keep;
 struct worker_keep *worker_keep_new(void);
 void worker_keep_free(struct worker_keep *k);
+/* With on, CUDA requests are served by a kept `kbx worker` too (kbx eval --reuse-worker): the
+ * driver and the CUDA context are set up once per process instead of once per run. A run that
+ * loses the context ends the process (WORKER_EXIT_CONTEXT_LOST) and the next starts a fresh one,
+ * as for the Python worker. */
+void worker_keep_cuda(struct worker_keep *k, int on);
 enum kbx_status worker_run_kept(struct worker_keep *k, const char *exe, const struct worker_request *req,
 				const struct run_events *ev, worker_cancel_fn cancel, void *cancel_ctx);
 

@@ -248,6 +248,14 @@ assert runs and runs[0]["eval"].endswith("/ev") and runs[0]["device"] == 0, runs
 expect 0 "eval resumes" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/ev" --no-perf
 contains "$tmp/err" "resuming: 5 of 5 items already done" "a finished evaluation is not redone"
 [ "$(wc -l <"$tmp/ev/progress.jsonl")" -eq 5 ] && ok "each item recorded once" || no "progress has $(wc -l <"$tmp/ev/progress.jsonl") lines"
+# --reuse-worker: one kbx worker serves every CUDA item, and the results are the same
+expect 0 "eval --reuse-worker" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/evr" --no-perf --quiet --reuse-worker
+python3 -c '
+import json, sys
+a, b = ({i["id"]: (i["verdict"], i["call"], i["message"]) for i in json.load(open(d + "/metrics.json"))["items"]}
+        for d in sys.argv[1:3])
+assert a == b, (a, b)
+' "$tmp/ev" "$tmp/evr" && ok "--reuse-worker gives every item the same verdict" || no "--reuse-worker changed a verdict"
 expect 0 "eval shard 0/2" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/s0" --shard 0/2 --no-perf --quiet
 expect 0 "eval shard 1/2" -- "$kbx" eval "$tmp/pred.jsonl" --out "$tmp/s1" --shard 1/2 --no-perf --quiet
 cat "$tmp/s0/progress.jsonl" "$tmp/s1/progress.jsonl" | python3 -c '

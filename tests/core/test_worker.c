@@ -31,6 +31,25 @@ static int fake_worker(void)
 	char *line = NULL;
 	size_t cap = 0;
 
+	if (!strcmp(mode, "serve")) {
+		/* a kept worker: request after request until stdin ends, each answered with this
+		 * process's id and how many it has served */
+		int runs = 0;
+
+		while (getline(&line, &cap, stdin) >= 0) {
+			if (worker_request_from_json(line, &req))
+				return 2;
+			memset(&s, 0, sizeof(s));
+			s.speedup_golden = s.speedup_ref = -1;
+			s.verdict = V_PASS;
+			s.message = xasprintf("pid %d run %d", (int)getpid(), ++runs);
+			ev.done(ev.ctx, &s);
+			free(s.message);
+			worker_request_free(&req);
+		}
+		free(line);
+		return 0;
+	}
 	if (getline(&line, &cap, stdin) < 0 || worker_request_from_json(line, &req))
 		return 2;
 	free(line);
@@ -321,6 +340,48 @@ static void test_request_retime(void **state)
 	free(text);
 }
 
+/* Two CUDA requests through a worker_keep: one process serves both with worker_keep_cuda, a
+ * process each without (the default). */
+static void two_runs(struct worker_keep *k, int *pid1, int *run1, int *pid2, int *run2)
+{
+	struct seen w;
+	struct run_events ev = { &w, on_phase, NULL, NULL, NULL, on_log, on_done };
+	struct worker_request req;
+
+	setenv("FAKE_MODE", "serve", 1);
+	worker_request_default(&req);
+	req.task_id = "Activation/gelu";
+	req.source = "// CUDA source\n";
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(worker_run_kept(k, self, &req, &ev, NULL, NULL), KBX_OK);
+	assert_int_equal(w.done, 1);
+	assert_int_equal(sscanf(w.msg, "pid %d run %d", pid1, run1), 2);
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(worker_run_kept(k, self, &req, &ev, NULL, NULL), KBX_OK);
+	assert_int_equal(w.done, 1);
+	assert_int_equal(sscanf(w.msg, "pid %d run %d", pid2, run2), 2);
+}
+
+static void test_keep_cuda(void **state)
+{
+	struct worker_keep *k = worker_keep_new();
+	int p1, r1, p2, r2;
+
+	(void)state;
+	two_runs(k, &p1, &r1, &p2, &r2);
+	assert_int_not_equal(p1, p2);   /* by default each CUDA run has a fresh worker */
+	assert_int_equal(r1, 1);
+	assert_int_equal(r2, 1);
+	worker_keep_free(k);
+	k = worker_keep_new();
+	worker_keep_cuda(k, 1);
+	two_runs(k, &p1, &r1, &p2, &r2);
+	assert_int_equal(p1, p2);       /* kept: the same process serves the second */
+	assert_int_equal(r1, 1);
+	assert_int_equal(r2, 2);
+	worker_keep_free(k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +396,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_request_json_garbage),
 		cmocka_unit_test(test_request_compare),
+		cmocka_unit_test(test_keep_cuda),
 	};
 	ssize_t n;
 
