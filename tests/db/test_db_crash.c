@@ -724,6 +724,9 @@ static void test_open_while_write_locked(void **state)
 	}
 	close(go[0]);
 	assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+	/* the COMMIT below waits out the child's momentary read lock between its tries (on a loaded
+	 * machine it met one, and without a busy timeout failed with SQLITE_BUSY) */
+	sqlite3_busy_timeout(sq, 10000);
 	assert_int_equal(sqlite3_exec(sq, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
 	close(go[1]);
 	/* Long enough for the child to reach the switch to WAL, well within its busy timeout. */
