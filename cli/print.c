@@ -89,6 +89,19 @@ static void print_coord(FILE *out, const struct cmp_elem *e)
 		fputs(".imag", out);
 }
 
+/* Up to max of a comparison's worst elements, one a line, under a label of 7 columns. */
+static void print_worst(FILE *out, const struct cmp_result *m, const char *label, int max)
+{
+	for (int j = 0; j < m->nworst && j < max; j++) {
+		const struct cmp_elem *e = &m->worst[j];
+
+		fprintf(out, "          %-7s", j ? "" : label);
+		print_coord(out, e);
+		fprintf(out, "  cand %-12.6g ref %-12.6g abs %-9.3g rel %-9.3g ulp %.3g\n", e->cand, e->ref, e->abs_err,
+			e->rel_err, e->ulp);
+	}
+}
+
 /* The quantization lens of one output: the diagnosis, the histogram in steps, the worst row and
  * column, saturation. */
 static void print_quant(struct text_printer *p, const struct quant_result *q)
@@ -127,7 +140,7 @@ static void print_quant(struct text_printer *p, const struct quant_result *q)
 static void tp_case(void *ctx, const struct case_result *c)
 {
 	struct text_printer *p = ctx;
-	int i, j;
+	int i;
 
 	p->cases++;
 	if (c->verdict == V_PASS) {
@@ -148,9 +161,13 @@ static void tp_case(void *ctx, const struct case_result *c)
 		fprintf(p->out, "case      %-28s %s%s%s  %s\n", c->name, paint(p, C_RED), verdict_name(c->verdict),
 			paint(p, C_OFF), c->message ? c->message : "");
 	}
-	if (c->first_wrong_stage[0])
+	if (c->first_wrong_stage[0]) {
 		fprintf(p->out, "          first wrong stage: %s%s%s\n", c->first_wrong_stage,
 			*c->stage_diagnosis ? ": " : "", c->stage_diagnosis);
+		/* where the stage goes wrong (its buffer is flat: the places are indices) */
+		if (c->stage)
+			print_worst(p->out, &c->stage->cmp, "stage", 4);
+	}
 	for (i = 0; i < c->noutputs; i++) {
 		const struct cmp_result *m = &c->outputs[i].cmp;
 
@@ -169,14 +186,7 @@ static void tp_case(void *ctx, const struct case_result *c)
 				fprintf(p->out, "          %s%s%s\n", paint(p, C_RED), note, paint(p, C_OFF));
 		}
 		print_quant(p, &c->outputs[i].quant);
-		for (j = 0; j < m->nworst && j < 8; j++) {
-			const struct cmp_elem *e = &m->worst[j];
-
-			fprintf(p->out, "          %s", j ? "       " : "worst  ");
-			print_coord(p->out, e);
-			fprintf(p->out, "  cand %-12.6g ref %-12.6g abs %-9.3g rel %-9.3g ulp %.3g\n", e->cand, e->ref,
-				e->abs_err, e->rel_err, e->ulp);
-		}
+		print_worst(p->out, m, "worst", 8);
 	}
 }
 

@@ -77,6 +77,8 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 
 	*out = '\0';
 	*cr->stage_diagnosis = '\0';
+	free(cr->stage);
+	cr->stage = NULL;
 	*shared = 0;
 	for (i = 0; i < p->spec.nscratch && !st && !*out; i++) {
 		const struct scratch_decl *rd = &p->spec.scratch[i];
@@ -103,6 +105,10 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 					snprintf(out, sizeof(cr->first_wrong_stage), "%s", rd->name);
 					stage_diagnose(rd->dtype, a, b, (size_t)shape[0], cr->stage_diagnosis,
 						       sizeof(cr->stage_diagnosis));
+					/* its worst elements, tiles and histogram, for the diff and the JSON */
+					cr->stage = xcalloc(1, sizeof(*cr->stage));
+					snprintf(cr->stage->arg, sizeof(cr->stage->arg), "%s", rd->name);
+					cr->stage->cmp = cmp;
 				}
 			}
 			free(a);
@@ -181,6 +187,8 @@ static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c
 	if (st && !r->sticky) {
 		engine_log(r, "no stage diff: %s", *why ? why : kbx_last_error());
 		*cr->first_wrong_stage = *cr->stage_diagnosis = '\0';
+		free(cr->stage);
+		cr->stage = NULL;
 		st = KBX_OK;
 	}
 	return st;

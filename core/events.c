@@ -187,6 +187,13 @@ static void fill_case(json_t *o, const struct case_result *c)
 	put(o, "first_wrong_stage", JFIXED(c->first_wrong_stage));
 	if (*c->stage_diagnosis)
 		put(o, "stage_diagnosis", JFIXED(c->stage_diagnosis));
+	if (c->stage) {
+		json_t *st = must(json_object());
+
+		put(st, "arg", JFIXED(c->stage->arg));
+		fill_cmp(st, &c->stage->cmp);
+		put(o, "stage", st);
+	}
 	put(o, "seconds", jnum(c->seconds));
 	for (int i = 0; i < c->noutputs; i++) {
 		json_t *out = must(json_object());
@@ -711,6 +718,18 @@ static void read_case(struct dec *d, const json_t *o, struct case_result *c)
 	/* optional: only a wrong stage has one, and writers from before it have none */
 	if (json_object_get(o, "stage_diagnosis"))
 		get_fixed(d, o, "stage_diagnosis", c->stage_diagnosis, sizeof(c->stage_diagnosis));
+	/* optional too: the stage's comparison, with its worst elements */
+	if (json_object_get(o, "stage")) {
+		const json_t *st = json_object_get(o, "stage");
+
+		if (!json_is_object(st)) {
+			fail(d, "stage");
+		} else {
+			c->stage = xcalloc(1, sizeof(*c->stage));
+			get_fixed(d, st, "arg", c->stage->arg, sizeof(c->stage->arg));
+			read_cmp(d, st, &c->stage->cmp);
+		}
+	}
 	c->seconds = get_num(d, o, "seconds");
 	outs = get_array(d, o, "outputs", 4096);
 	if (outs && json_array_size(outs) > 0) {

@@ -113,6 +113,7 @@ void case_result_free(struct case_result *c)
 		return;
 	free(c->message);
 	free(c->outputs);
+	free(c->stage);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -155,6 +156,11 @@ void case_result_copy(struct case_result *dst, const struct case_result *src)
 		memcpy(dst->outputs, src->outputs, sizeof(*dst->outputs) * (size_t)src->noutputs);
 	} else {
 		dst->noutputs = 0;
+	}
+	dst->stage = NULL;
+	if (src->stage) {
+		dst->stage = xmalloc(sizeof(*dst->stage));
+		*dst->stage = *src->stage;
 	}
 }
 

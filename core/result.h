@@ -78,6 +78,8 @@ struct case_result {
 	int noutputs;
 	char first_wrong_stage[64]; /* Fusion: first scratch buffer that differs, "" if none */
 	char stage_diagnosis[256];  /* how it differs (stagediag.h), "" if none */
+	struct output_result *stage; /* that buffer against the reference's (arg: its name; flat, so
+				      * the worst elements' places are indices), NULL if none */
 	double seconds;
 };
 

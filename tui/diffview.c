@@ -1,7 +1,8 @@
 /*
  * diffview.c - where a case's output differs from the reference: the worst elements
  * (scrollable), an error heatmap over the output's tiles with its legend, and a histogram of
- * log10 error; for Quantization tasks a lens with the metrics against their thresholds, which z
+ * log10 error, of each output and (> steps through them) of the first wrong stage's buffer where
+ * there is one; for Quantization tasks a lens with the metrics against their thresholds, which z
  * zooms to the whole screen below the header (scrolling: at 100 x 30 its box shows only the
  * diagnosis and the metrics); for Fusion tasks the first stage (shared scratch buffer) that goes
  * wrong.
@@ -100,6 +101,17 @@ static const struct case_result *cur_case(struct tui *t)
 	return &t->view->cases[t->view_case];
 }
 
+/* What > steps through: the case's outputs, then its first wrong stage's buffer. */
+static int views_of(const struct case_result *c)
+{
+	return c->noutputs + (c->stage != NULL);
+}
+
+static const struct output_result *view_of(const struct case_result *c, int k)
+{
+	return k < c->noutputs ? &c->outputs[k] : c->stage;
+}
+
 static void draw(struct tui *t, void *self, struct rect area)
 {
 	struct diffview *s = self;
@@ -115,9 +127,10 @@ static void draw(struct tui *t, void *self, struct rect area)
 		draw_text(area.y + 1, area.x + 1, area.w - 2, ROLE_DIM, "no case selected: pick one on the results screen");
 		return;
 	}
-	if (t->view_output < 0 || t->view_output >= c->noutputs)
+	if (t->view_output < 0 || t->view_output >= views_of(c))
 		t->view_output = 0;
-	o = c->noutputs ? &c->outputs[t->view_output] : NULL;
+	o = views_of(c) ? view_of(c, t->view_output) : NULL;
+	quant = quant && o != c->stage;         /* the lens is the outputs' */
 
 	/* the header: two lines, and up to three more for how the first wrong stage differs */
 	doc_init(&d);
@@ -236,7 +249,9 @@ static unsigned key(struct tui *t, void *self, enum action a, int k)
 	}
 	switch (a) {
 	case ACT_LENS:
-		if (is_quant(view_task(t)))
+		if (c && is_quant(view_task(t)) && t->view_output >= c->noutputs)
+			tui_message(t, ROLE_MESSAGE, "the lens is the outputs' (> goes back to them)");
+		else if (is_quant(view_task(t)))
 			s->zoom = 1;
 		else
 			tui_message(t, ROLE_MESSAGE, "the quantization lens is for Quantization tasks");
@@ -254,8 +269,8 @@ static unsigned key(struct tui *t, void *self, enum action a, int k)
 		step_case(t, -1, 1);
 		return R_HANDLED;
 	case ACT_NEXT_OUTPUT:
-		if (c && c->noutputs > 1)
-			t->view_output = (t->view_output + 1) % c->noutputs;
+		if (c && views_of(c) > 1)
+			t->view_output = (t->view_output + 1) % views_of(c);
 		else
 			tui_message(t, ROLE_MESSAGE, "this case has one output");
 		return R_HANDLED;

@@ -96,7 +96,7 @@ enum key_scope {
 	X(ACT_PREV_CASE, KS_DIFF, "[", "prev failing", "previous failing case (wraps around)") \
 	X(ACT_NEXT_ANY_CASE, KS_DIFF, "}", "next case", "next case, passing or not") \
 	X(ACT_PREV_ANY_CASE, KS_DIFF, "{", "prev case", "previous case, passing or not") \
-	X(ACT_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case") \
+	X(ACT_NEXT_OUTPUT, KS_DIFF, ">", "output", "next output buffer of the case, then its first wrong stage's") \
 	X(ACT_LENS, KS_DIFF, "z", "lens", "Quantization tasks: the quantization lens on the whole screen, scrolling (z or q: back)") \
 	X(ACT_JUMP, KS_LOG, "Enter", "jump", "jump to the diagnostic's line in the candidate") \
 	X(ACT_MARK, KS_HISTORY, "Space", "mark", "mark an attempt (mark two to compare them)") \

@@ -31,7 +31,7 @@ void report_diff_header(struct doc *d, const struct task *t, const struct case_r
 	doc_add(d, ROLE_ACCENT, c->name);
 	if (o) {
 		doc_add(d, ROLE_DIM, glyphs()->mid);
-		doc_add(d, ROLE_NORMAL, "output ");
+		doc_add(d, ROLE_NORMAL, o == c->stage ? "stage " : "output ");
 		doc_add(d, ROLE_ACCENT, o->arg);
 	}
 	doc_add(d, ROLE_DIM, glyphs()->mid);

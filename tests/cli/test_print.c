@@ -77,10 +77,52 @@ static void test_quant_conclusion_first(void **state)
 	free(text);
 }
 
+/* The first wrong stage, how it differs, and where: its worst elements (flat indices) under it. */
+static void test_stage_worst(void **state)
+{
+	struct output_result out, stage;
+	struct case_result c;
+	char *text;
+
+	(void)state;
+	memset(&out, 0, sizeof(out));
+	memset(&stage, 0, sizeof(stage));
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "random_outlier");
+	c.verdict = V_WRONG;
+	c.outputs = &out;
+	c.noutputs = 1;
+	snprintf(out.arg, sizeof(out.arg), "y");
+	snprintf(c.first_wrong_stage, sizeof(c.first_wrong_stage), "x_q");
+	snprintf(c.stage_diagnosis, sizeof(c.stage_diagnosis), "40 of 4096 values one step off");
+	snprintf(stage.arg, sizeof(stage.arg), "x_q");
+	stage.cmp.nworst = 5;
+	for (int i = 0; i < 5; i++) {
+		stage.cmp.worst[i].ndim = 1;
+		stage.cmp.worst[i].coord[0] = 17 + i;
+		stage.cmp.worst[i].cand = 12;
+		stage.cmp.worst[i].ref = 13;
+		stage.cmp.worst[i].abs_err = 1;
+	}
+	c.stage = &stage;
+	text = printed(&c, 0);
+	assert_non_null(strstr(text, "          first wrong stage: x_q: 40 of 4096 values one step off\n"
+				     "          stage  [17]  cand 12           ref 13           abs 1"));
+	assert_non_null(strstr(text, "                 [20]  cand 12"));
+	assert_null(strstr(text, "[21]"));     /* four of them */
+	free(text);
+	/* no comparison kept: the line alone */
+	c.stage = NULL;
+	text = printed(&c, 0);
+	assert_null(strstr(text, "stage  ["));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quant_conclusion_first),
+		cmocka_unit_test(test_stage_worst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

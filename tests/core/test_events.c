@@ -88,6 +88,9 @@ static void make_case(struct case_result *c)
 	make_cmp(&c->outputs[0].cmp, 0);
 	snprintf(c->outputs[1].arg, sizeof(c->outputs[1].arg), "z");
 	make_cmp(&c->outputs[1].cmp, 1);
+	c->stage = xcalloc(1, sizeof(*c->stage));
+	snprintf(c->stage->arg, sizeof(c->stage->arg), "rmsnorm");
+	make_cmp(&c->stage->cmp, 1);
 }
 
 static void make_perf(struct perf_result *p)
@@ -221,6 +224,11 @@ static void case_eq(const struct case_result *a, const struct case_result *b)
 	for (int i = 0; i < a->noutputs; i++) {
 		assert_string_equal(a->outputs[i].arg, b->outputs[i].arg);
 		cmp_eq(&a->outputs[i].cmp, &b->outputs[i].cmp);
+	}
+	assert_int_equal(!a->stage, !b->stage);
+	if (a->stage) {
+		assert_string_equal(a->stage->arg, b->stage->arg);
+		cmp_eq(&a->stage->cmp, &b->stage->cmp);
 	}
 }
 
@@ -1052,6 +1060,10 @@ static void t_case(void *ctx, const struct case_result *c)
 	t_str(c->modified_arg);
 	t_str(c->first_wrong_stage);
 	t_str(c->stage_diagnosis);
+	if (c->stage) {
+		t_str(c->stage->arg);
+		assert_true(c->stage->cmp.nworst >= 0 && c->stage->cmp.nworst <= CMP_WORST);
+	}
 	for (int i = 0; i < c->noutputs; i++) {
 		const struct cmp_result *r = &c->outputs[i].cmp;
 		t_str(c->outputs[i].arg);

@@ -241,6 +241,11 @@ keys G
 expect "per column" "the zoomed lens scrolls to its end"
 keys q
 expect "worst elements \(16\)" "q leaves the zoomed lens for the diff"
+keys '>'
+expect "case random_outlier . stage x_q . WRONG 40/4096" "> steps from the output to the first wrong stage's buffer"
+expect "\[117\] +12 +13 +1 " "with the stage's worst elements (flat indices)"
+keys '>'
+expect "case random_outlier . output y . WRONG 3112/4096" "and > again back to the output"
 keys '{'
 expect "case random_standard" "{ goes to the previous case, passing or not"
 keys Q
