@@ -64,7 +64,7 @@ perf_list() {  # NAME FILE JOBS RERUN: perf_check on FILE's sources until BUDGET
 	[ "$left" -gt 80 ] || return 1
 	KBX_BUILDDIR="$bin" timeout $(( left + 25 )) python3 bench/perf_check.py --kbx "$kbx" --jobs "$3" \
 		--budget "$(( left - $4 - 20 ))" --rerun-budget "$4" --timeout 240 --sources "$2" \
-		--out "$r/$1.json" >"$r/$1.txt" 2>&1
+		--history "${TMPDIR:-/tmp}/kbx_perf_check_$$.db" --out "$r/$1.json" >"$r/$1.txt" 2>&1
 	el "perf_check $1 rc=$?"
 	grep "^shard " "$r/$1.txt"
 	grep '^FAIL' "$r/$1.txt" | cut -c1-300 | head -40
@@ -124,7 +124,8 @@ E)
 	# shellcheck disable=SC2086 # SHARD, COMPARE_BOTH, COMPARE and NO_PERF are words by design
 	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-400}" \
 		--rerun-budget "${RERUN:-60}" --timeout 200 ${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} \
-		${COMPARE:+--compare $COMPARE} ${NO_PERF:+--no-perf} --out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
+		${COMPARE:+--compare $COMPARE} ${NO_PERF:+--no-perf} --history "${TMPDIR:-/tmp}/kbx_perf_check_$$.db" \
+		--out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
 	grep FAIL "$r/perf_check.txt" | cut -c1-300 | head -30

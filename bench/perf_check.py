@@ -4,7 +4,8 @@
 usage: bench/perf_check.py [--kbx ./kbx] [--tasks tasks] [--shard I/N] [--budget S] [--jobs J]
                            [--gpus 0,1,..] [--only Cat/name ...] [--bound-only] [--no-adversarial]
                            [--rows N] [--timeout S] [--launch-timeout S] [--rerun-budget S]
-                           [--compare-both | --compare MODE] [--list] [--sources FILE] [--out FILE]
+                           [--compare-both | --compare MODE] [--history DB] [--list] [--sources FILE]
+                           [--out FILE]
 
 The sources: each task's reference.cu (expected pass), its examples/*.cu (`// @kbx expect X`, as
 tests/gpu/check_task.sh reads them, or `// @kbx perf_expect X: why` where the perf rows give
@@ -193,7 +194,10 @@ def run_one(args, item, gpu):
 def run_once(args, item, gpu, more):
     """One kbx run of the source: (result dict, its JSON document or None)."""
     tid, path, want, because, extra = item
-    cmd = [args.kbx, "run", tid, path, "--json", "--no-history", "--warmup", "0", "--rep", "0"] + more
+    # --history: one scratch history for every run, for its compile cache (each task's reference and
+    # the GPU comparison kernel compile once, not once a source); else none at all
+    cmd = [args.kbx, "run", tid, path, "--json"] + ([] if args.history else ["--no-history"]) + \
+        ["--warmup", "0", "--rep", "0"] + more
     if args.no_perf:
         cmd.append("--no-perf")
     if args.compare and not args.compare_both:
@@ -208,7 +212,8 @@ def run_once(args, item, gpu, more):
     t0 = time.monotonic()
     d = None
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                           env=dict(os.environ, KBX_DB=args.history) if args.history else None)
         d = json.loads(p.stdout)
         got, msg = d.get("verdict", "none"), (d.get("summary") or {}).get("message") or ""
     except subprocess.TimeoutExpired:
@@ -251,6 +256,9 @@ def main():
                          "need the timed rows)")
     ap.add_argument("--compare-both", action="store_true",
                     help="run each source with --compare host and --compare gpu: both as announced, reports equal")
+    ap.add_argument("--history", help="a scratch history every run shares for its compile cache (default: "
+                                      "kbx run --no-history, which compiles everything, the GPU comparison "
+                                      "kernel's 3 s included, in every run)")
     ap.add_argument("--compare", choices=("host", "gpu", "both"),
                     help="kbx run's --compare for every source (both: the GPU's reports held to the host's)")
     ap.add_argument("--list", action="store_true", help="print the shard's sources and stop")

@@ -81,9 +81,9 @@ esac
 printf '{"verdict":"%s","summary":{"message":"%s"},"perf":[]}\n' "$verdict" "$msg"
 EOF_FAKE
 chmod +x "$tmp/fakekbx"
-# a stand-in that only notes its arguments and passes
+# a stand-in that only notes its arguments (and its history) and passes
 printf '#!/bin/sh
-echo "$*" >>"%s/args"
+echo "$* db=$KBX_DB" >>"%s/args"
 echo %s
 ' "$tmp" "'{\"verdict\":\"pass\",\"summary\":{\"message\":\"\"},\"perf\":[]}'" >"$tmp/argkbx"
 chmod +x "$tmp/argkbx"
@@ -109,4 +109,11 @@ if cmp -s "$tmp/np_tasks" "$tmp/all_tasks"; then ok "every task of the catalogue
 head -2 "$tmp/six" >"$tmp/two"
 expect 0 "perf_check --no-perf runs kbx run --no-perf" -- python3 "$pc" --kbx "$tmp/argkbx" --no-perf --sources "$tmp/two"
 contains "$tmp/args" "--no-perf" "passes --no-perf to kbx run"
+contains "$tmp/args" "--no-history" "without --history every run keeps no history"
+: >"$tmp/args"
+expect 0 "perf_check --history --compare both" -- python3 "$pc" --kbx "$tmp/argkbx" --no-perf --compare both \
+	--history "$tmp/scratch.db" --sources "$tmp/two"
+lacks "$tmp/args" "--no-history" "with --history the runs keep one"
+if [ "$(grep -c "db=$tmp/scratch.db\$" "$tmp/args")" -eq 2 ]; then ok "both runs share the scratch history"; else no "both runs share the scratch history"; sed 's/^/# /' "$tmp/args"; fi
+contains "$tmp/args" "--compare both" "passes --compare to kbx run"
 exit $fail
