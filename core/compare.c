@@ -396,14 +396,16 @@ static int close_ulps_f(float a, float b, int ulps)
 	return (x > y ? (uint32_t)x - (uint32_t)y : (uint32_t)y - (uint32_t)x) <= (uint32_t)ulps;
 }
 
-static int close_metric(double a, double b, int exact)
+/* Within rtol of the larger, or of scale: a cosine's rounding is relative to the sum of |a_i b_i|,
+ * at most 1 after the norms, so it is bounded absolutely where the cosine itself is near 0. */
+static int close_metric(double a, double b, double rtol, double scale)
 {
 	if ((isnan(a) && isnan(b)) || a == b)
 		return 1;
-	return !exact && fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+	return fabs(a - b) <= rtol * fmax(scale, fmax(fabs(a), fabs(b)));
 }
 
-int compare_results_differ(const struct cmp_result *a, const struct cmp_result *b, int metrics_exact, int ulps,
+int compare_results_differ(const struct cmp_result *a, const struct cmp_result *b, double metric_rtol, int ulps,
 			   char *why, size_t len)
 {
 	int i;
@@ -431,8 +433,8 @@ int compare_results_differ(const struct cmp_result *a, const struct cmp_result *
 		snprintf(why, len, "the error histograms differ");
 		return 1;
 	}
-	if (!close_metric(a->cosine, b->cosine, metrics_exact) || !close_metric(a->l1_relative, b->l1_relative, metrics_exact) ||
-	    !close_metric(a->rmse, b->rmse, metrics_exact)) {
+	if (!close_metric(a->cosine, b->cosine, metric_rtol, 1) || !close_metric(a->l1_relative, b->l1_relative, metric_rtol, 0) ||
+	    !close_metric(a->rmse, b->rmse, metric_rtol, 0)) {
 		snprintf(why, len, "metrics differ: cosine %.17g/%.17g, l1_relative %.17g/%.17g, rmse %.17g/%.17g", a->cosine,
 			 b->cosine, a->l1_relative, b->l1_relative, a->rmse, b->rmse);
 		return 1;

@@ -892,51 +892,60 @@ static void test_results_differ(void **state)
 	c[9] = NAN;
 	compare_buffers(DT_F32, c, r, shape, 2, NULL, &a);
 	b = a;
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 0);
 	assert_string_equal(why, "");
 	/* a count */
 	b.mismatches++;
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "counts differ"));
 	b = a;
 	/* a maximum one ulp apart: a difference bit for bit, none at 2 ulps */
 	b.max_rel = nextafter(a.max_rel, INFINITY);
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "maxima differ"));
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 0);
 	b.max_rel = a.max_rel * (1 + 1e-12);
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 1);
 	b = a;
 	/* a tile, in float ulps */
 	b.tiles[3] = nextafterf(a.tiles[3], INFINITY);
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "tile 3"));
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 0);
 	b = a;
-	/* metric sums: within 1e-12 relative unless exact */
+	/* metric sums: within metric_rtol relative (0: exactly) */
 	b.rmse = a.rmse * (1 + 1e-13);
-	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 0);
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 1e-12, 0, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "metrics differ"));
+	b.rmse = a.rmse * (1 + 1e-8);
+	assert_int_equal(compare_results_differ(&a, &b, 1e-9, 0, why, sizeof(why)), 1);
+	b = a;
+	/* a cosine near 0 (an uncorrelated candidate) is held absolutely: its rounding is not */
+	a.cosine = 1e-14;
+	b.cosine = 3e-14;
+	assert_int_equal(compare_results_differ(&a, &b, 1e-12, 0, why, sizeof(why)), 0);
+	b.cosine = 1e-3;
+	assert_int_equal(compare_results_differ(&a, &b, 1e-9, 0, why, sizeof(why)), 1);
 	b = a;
 	/* the worst elements: places and values exactly, whatever the ulps */
 	assert_true(a.nworst > 1);
 	b.worst[1].coord[1]++;
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "worst element 1"));
 	b = a;
 	b.worst[1].cand = nextafter(a.worst[1].cand, INFINITY);   /* worst[0] is the NaN */
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 1);
 	b = a;
 	/* -0 and +0 are one value; an infinity is never near a finite maximum */
 	a.max_abs = 0.0;
 	b.max_abs = -0.0;
-	assert_int_equal(compare_results_differ(&a, &b, 1, 0, why, sizeof(why)), 0);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 0, why, sizeof(why)), 0);
 	b.max_abs = INFINITY;
 	a.max_abs = DBL_MAX;
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, sizeof(why)), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, sizeof(why)), 1);
 	/* a short buffer still ends the text */
-	assert_int_equal(compare_results_differ(&a, &b, 1, 2, why, 8), 1);
+	assert_int_equal(compare_results_differ(&a, &b, 0, 2, why, 8), 1);
 	assert_int_equal(strlen(why), 7);
 }
 

@@ -150,7 +150,7 @@ static void same_result(const struct cmp_result *a, const struct cmp_result *b, 
 {
 	char why[512];
 
-	if (compare_results_differ(a, b, exact, 0, why, sizeof(why)))
+	if (compare_results_differ(a, b, exact ? 0 : 1e-12, 0, why, sizeof(why)))
 		fail_msg("%s: %s", ctx, why);
 }
 
