@@ -3,6 +3,7 @@
 # each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
 # a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
 #   A  tests/gpu/timing.sh (kept reference timings included), tests/adversarial/gpu.sh,
+#      tests/gpu/compare.sh (--compare gpu and both) and reuse.sh (--reuse-worker),
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
 #      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
@@ -74,6 +75,10 @@ case $step in
 A)
 	gpu_test 60 timing tests/gpu/timing.sh
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
+	# --compare both on the same buffers, and one kept kbx worker for every CUDA item
+	gpu_test 90 compare tests/gpu/compare.sh
+	gpu_test 60 reuse tests/gpu/reuse.sh
+	grep -E '^(ok|FAIL) +line' "$r/reuse.txt"
 	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
