@@ -357,47 +357,19 @@ void compare_nonfinite_note(const struct cmp_result *r, char *buf, size_t size)
 
 /* ---- two reports of one comparison ------------------------------------------------------------ */
 
-/* A double's bits as an integer that orders like the value (-0 and +0 both 0). */
-static int64_t ordered_bits(double x)
+/* a and b the same (NaN with NaN), or within ulps units in the last place: of a float when
+ * as_float (tile scores are floats), else of a double. */
+static int close_ulps(double a, double b, int ulps, int as_float)
 {
-	int64_t i;
-
-	memcpy(&i, &x, sizeof(i));
-	return i < 0 ? INT64_MIN - i : i;
-}
-
-/* a and b the same (NaN with NaN), or within ulps units in the last place of a double. */
-static int close_ulps(double a, double b, int ulps)
-{
-	int64_t x, y;
-
 	if ((isnan(a) && isnan(b)) || a == b)
 		return 1;
-	if (!ulps || isnan(a) || isnan(b) || isinf(a) || isinf(b))
+	if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
 		return 0;
-	x = ordered_bits(a);
-	y = ordered_bits(b);
-	return (x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x) <= (uint64_t)ulps;
+	for (int i = 0; i < ulps && a != b; i++)
+		a = as_float ? (double)nextafterf((float)a, (float)b) : nextafter(a, b);
+	return a == b;
 }
 
-/* The same for a float. */
-static int close_ulps_f(float a, float b, int ulps)
-{
-	int32_t x, y;
-
-	if ((isnan(a) && isnan(b)) || a == b)
-		return 1;
-	if (!ulps || isnan(a) || isnan(b) || isinf(a) || isinf(b))
-		return 0;
-	memcpy(&x, &a, sizeof(x));
-	memcpy(&y, &b, sizeof(y));
-	x = x < 0 ? INT32_MIN - x : x;
-	y = y < 0 ? INT32_MIN - y : y;
-	return (x > y ? (uint32_t)x - (uint32_t)y : (uint32_t)y - (uint32_t)x) <= (uint32_t)ulps;
-}
-
-/* Within rtol of the larger, or of scale: a cosine's rounding is relative to the sum of |a_i b_i|,
- * at most 1 after the norms, so it is bounded absolutely where the cosine itself is near 0. */
 static int close_metric(double a, double b, double rtol, double scale)
 {
 	if ((isnan(a) && isnan(b)) || a == b)
@@ -422,8 +394,8 @@ int compare_results_differ(const struct cmp_result *a, const struct cmp_result *
 			 a->finite, b->finite, a->pass, b->pass);
 		return 1;
 	}
-	if (!close_ulps(a->max_abs, b->max_abs, ulps) || !close_ulps(a->max_rel, b->max_rel, ulps) ||
-	    !close_ulps(a->max_ulp, b->max_ulp, ulps) || a->rtol != b->rtol || a->atol != b->atol) {
+	if (!close_ulps(a->max_abs, b->max_abs, ulps, 0) || !close_ulps(a->max_rel, b->max_rel, ulps, 0) ||
+	    !close_ulps(a->max_ulp, b->max_ulp, ulps, 0) || a->rtol != b->rtol || a->atol != b->atol) {
 		snprintf(why, len, "maxima differ: abs %.17g/%.17g, rel %.17g/%.17g, ULP %.17g/%.17g, rtol %g/%g, atol %g/%g",
 			 a->max_abs, b->max_abs, a->max_rel, b->max_rel, a->max_ulp, b->max_ulp, a->rtol, b->rtol, a->atol,
 			 b->atol);
@@ -446,7 +418,7 @@ int compare_results_differ(const struct cmp_result *a, const struct cmp_result *
 		return 1;
 	}
 	for (i = 0; i < CMP_TILES * CMP_TILES; i++)
-		if (!close_ulps_f(a->tiles[i], b->tiles[i], ulps)) {
+		if (!close_ulps(a->tiles[i], b->tiles[i], ulps, 1)) {
 			snprintf(why, len, "tile %d differs: %.9g against %.9g", i, (double)a->tiles[i], (double)b->tiles[i]);
 			return 1;
 		}
@@ -458,9 +430,9 @@ int compare_results_differ(const struct cmp_result *a, const struct cmp_result *
 		const struct cmp_elem *x = &a->worst[i], *y = &b->worst[i];
 
 		if (x->ndim != y->ndim || memcmp(x->coord, y->coord, sizeof(x->coord)) || x->component != y->component ||
-		    !close_ulps(x->cand, y->cand, 0) || !close_ulps(x->ref, y->ref, 0) ||
-		    !close_ulps(x->abs_err, y->abs_err, ulps) || !close_ulps(x->rel_err, y->rel_err, ulps) ||
-		    !close_ulps(x->ulp, y->ulp, ulps) || !close_ulps(x->score, y->score, ulps)) {
+		    !close_ulps(x->cand, y->cand, 0, 0) || !close_ulps(x->ref, y->ref, 0, 0) ||
+		    !close_ulps(x->abs_err, y->abs_err, ulps, 0) || !close_ulps(x->rel_err, y->rel_err, ulps, 0) ||
+		    !close_ulps(x->ulp, y->ulp, ulps, 0) || !close_ulps(x->score, y->score, ulps, 0)) {
 			snprintf(why, len, "worst element %d differs: at [%lld...] score %.17g, against [%lld...] score %.17g", i,
 				 x->coord[0], x->score, y->coord[0], y->score);
 			return 1;

@@ -32,6 +32,18 @@ static char *printed(const struct case_result *c, int verbose)
 	return text;
 }
 
+/* A wrong case with one output 'y', all else zero. */
+static void wrong_case(struct case_result *c, struct output_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "random_outlier");
+	c->verdict = V_WRONG;
+	c->outputs = out;
+	c->noutputs = 1;
+	snprintf(out->arg, sizeof(out->arg), "y");
+}
+
 static void test_quant_conclusion_first(void **state)
 {
 	struct output_result out;
@@ -39,13 +51,7 @@ static void test_quant_conclusion_first(void **state)
 	char *text;
 
 	(void)state;
-	memset(&out, 0, sizeof(out));
-	memset(&c, 0, sizeof(c));
-	snprintf(c.name, sizeof(c.name), "random_outlier");
-	c.verdict = V_WRONG;
-	c.outputs = &out;
-	c.noutputs = 1;
-	snprintf(out.arg, sizeof(out.arg), "y");
+	wrong_case(&c, &out);
 	out.cmp.n = 4096;
 	out.cmp.mismatches = 3112;
 	out.quant.valid = 1;
@@ -85,14 +91,8 @@ static void test_stage_worst(void **state)
 	char *text;
 
 	(void)state;
-	memset(&out, 0, sizeof(out));
+	wrong_case(&c, &out);
 	memset(&stage, 0, sizeof(stage));
-	memset(&c, 0, sizeof(c));
-	snprintf(c.name, sizeof(c.name), "random_outlier");
-	c.verdict = V_WRONG;
-	c.outputs = &out;
-	c.noutputs = 1;
-	snprintf(out.arg, sizeof(out.arg), "y");
 	snprintf(c.first_wrong_stage, sizeof(c.first_wrong_stage), "x_q");
 	snprintf(c.stage_diagnosis, sizeof(c.stage_diagnosis), "40 of 4096 values one step off");
 	snprintf(stage.arg, sizeof(stage.arg), "x_q");
