@@ -130,7 +130,7 @@ static void draw(struct tui *t, void *self, struct rect area)
 	if (t->view_output < 0 || t->view_output >= views_of(c))
 		t->view_output = 0;
 	o = views_of(c) ? view_of(c, t->view_output) : NULL;
-	quant = quant && o != c->stage;         /* the lens is the outputs' */
+	quant = quant && !(c->stage && o == c->stage);   /* the lens is the outputs' */
 
 	/* the header: two lines, and up to three more for how the first wrong stage differs */
 	doc_init(&d);
