@@ -42,7 +42,8 @@
 #      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
 # usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
-# LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR); KBX_TASKS defaults to ./tasks.
+# LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
+# out in .carry/; KBX_TASKS defaults to ./tasks.
 step=$1
 kbx=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 ref=$3
