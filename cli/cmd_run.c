@@ -413,10 +413,10 @@ int cmd_worker(struct cli *c, int argc, char **argv)
 {
 	struct serve_env env;
 
-	(void)argc;
-	(void)argv;
 	db_serve_env(&env, c->tasks_root, NULL);
-	/* a kept worker (kbx eval --reuse-worker) serves run after run: the CUDA context stays up */
-	gpu_keep_contexts();
+	/* --kept: a worker kept for run after run (kbx eval --reuse-worker) holds the CUDA context
+	 * between them; otherwise each run's context goes with it, as always */
+	if (argc > 1 && !strcmp(argv[1], "--kept"))
+		gpu_keep_contexts();
 	return worker_serve(stdin, stdout, &env);
 }

@@ -194,7 +194,8 @@ int main(int argc, char **argv)
 				continue;
 			if (commands[i].fn == cmd_worker) {
 				/* the worker reads requests on stdin: it is not started for a help text */
-				puts("kbx worker: (internal) the process that compiles and runs candidates; no options");
+				puts("kbx worker: (internal) the process that compiles and runs candidates; --kept when it "
+				     "serves run after run (kbx eval --reuse-worker): it keeps the CUDA context up between them");
 				return 0;
 			}
 			hargv[0] = argv[optind + 1];

@@ -314,7 +314,7 @@ static void report_end(struct watch *w, enum verdict v, const char *msg)
 #define SANITIZER_LOG "sanitizer.log"
 
 static void child(const char *exe, struct pyworker_plan *py, const char *sanitizer, const char *tool,
-		  const char *dir, int in_fd, int out_fd, int err_fd)
+		  const char *dir, int in_fd, int out_fd, int err_fd, int kept)
 {
 	struct rlimit no_core = { 0, 0 };
 	struct rlimit fsize = { WORKER_MAX_FILE_BYTES, WORKER_MAX_FILE_BYTES };
@@ -342,8 +342,8 @@ static void child(const char *exe, struct pyworker_plan *py, const char *sanitiz
 	if (sanitizer)
 		execl(sanitizer, "compute-sanitizer", "--tool", tool, "--log-file", SANITIZER_LOG, "--print-limit", "100",
 		      exe, "worker", (char *)NULL);
-	else
-		execl(exe, "kbx", "worker", (char *)NULL);
+	else    /* a kept `kbx worker` (worker_keep_cuda) holds its CUDA context between runs */
+		execl(exe, "kbx", "worker", kept ? "--kept" : (char *)NULL, (char *)NULL);
 	dprintf(2, "cannot execute '%s': %s\n", sanitizer ? sanitizer : exe, strerror(errno));
 	_exit(127);
 }
@@ -483,7 +483,7 @@ struct worker_keep {
 };
 
 static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const struct pyworker_paths *py,
-				  const char *sanitizer, const char *tool)
+				  const char *sanitizer, const char *tool, int kept)
 {
 	struct pyworker_plan plan;
 	int in_p[2], out_p[2], err_p[2];
@@ -508,7 +508,7 @@ static enum kbx_status proc_start(struct worker_proc *wp, const char *exe, const
 		close(in_p[1]);
 		close(out_p[0]);
 		close(err_p[0]);
-		child(exe, py ? &plan : NULL, sanitizer, tool, wp->workdir, in_p[0], out_p[1], err_p[1]);
+		child(exe, py ? &plan : NULL, sanitizer, tool, wp->workdir, in_p[0], out_p[1], err_p[1], kept);
 	}
 	if (py)
 		pyworker_plan_free(&plan);
@@ -743,7 +743,7 @@ again:
 		}
 	}
 	if (!keep || !keep->alive) {
-		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize);
+		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize, keep != NULL);
 		if (st) {
 			proc_end(wp, 1);
 			proc_remove_dir(wp);
@@ -758,7 +758,7 @@ again:
 		/* the kept worker went away between runs: one fresh start */
 		proc_end(wp, 1);
 		proc_remove_dir(wp);
-		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize);
+		st = proc_start(wp, exe, req->python ? &py : NULL, sanitizer, req->sanitize, keep != NULL);
 		if (st) {
 			keep->alive = 0;
 			proc_end(wp, 1);

@@ -22,7 +22,7 @@ static char self[4096];
 
 /* --------------------------------------------------------------- the fake ---- */
 
-static int fake_worker(void)
+static int fake_worker(int kept)
 {
 	const char *mode = getenv("FAKE_MODE");
 	struct run_events ev = events_json_writer(stdout);
@@ -42,7 +42,7 @@ static int fake_worker(void)
 			memset(&s, 0, sizeof(s));
 			s.speedup_golden = s.speedup_ref = -1;
 			s.verdict = V_PASS;
-			s.message = xasprintf("pid %d run %d", (int)getpid(), ++runs);
+			s.message = xasprintf("pid %d run %d kept %d", (int)getpid(), ++runs, kept);
 			ev.done(ev.ctx, &s);
 			free(s.message);
 			worker_request_free(&req);
@@ -342,7 +342,7 @@ static void test_request_retime(void **state)
 
 /* Two CUDA requests through a worker_keep: one process serves both with worker_keep_cuda, a
  * process each without (the default). */
-static void two_runs(struct worker_keep *k, int *pid1, int *run1, int *pid2, int *run2)
+static void two_runs(struct worker_keep *k, int *pid1, int *run1, int *pid2, int *run2, int *kept)
 {
 	struct seen w;
 	struct run_events ev = { &w, on_phase, NULL, NULL, NULL, on_log, on_done };
@@ -355,30 +355,32 @@ static void two_runs(struct worker_keep *k, int *pid1, int *run1, int *pid2, int
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(worker_run_kept(k, self, &req, &ev, NULL, NULL), KBX_OK);
 	assert_int_equal(w.done, 1);
-	assert_int_equal(sscanf(w.msg, "pid %d run %d", pid1, run1), 2);
+	assert_int_equal(sscanf(w.msg, "pid %d run %d kept %d", pid1, run1, kept), 3);
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(worker_run_kept(k, self, &req, &ev, NULL, NULL), KBX_OK);
 	assert_int_equal(w.done, 1);
-	assert_int_equal(sscanf(w.msg, "pid %d run %d", pid2, run2), 2);
+	assert_int_equal(sscanf(w.msg, "pid %d run %d kept %d", pid2, run2, kept), 3);
 }
 
 static void test_keep_cuda(void **state)
 {
 	struct worker_keep *k = worker_keep_new();
-	int p1, r1, p2, r2;
+	int p1, r1, p2, r2, kept;
 
 	(void)state;
-	two_runs(k, &p1, &r1, &p2, &r2);
+	two_runs(k, &p1, &r1, &p2, &r2, &kept);
 	assert_int_not_equal(p1, p2);   /* by default each CUDA run has a fresh worker */
 	assert_int_equal(r1, 1);
 	assert_int_equal(r2, 1);
+	assert_int_equal(kept, 0);      /* started without --kept: its context goes with its run */
 	worker_keep_free(k);
 	k = worker_keep_new();
 	worker_keep_cuda(k, 1);
-	two_runs(k, &p1, &r1, &p2, &r2);
+	two_runs(k, &p1, &r1, &p2, &r2, &kept);
 	assert_int_equal(p1, p2);       /* kept: the same process serves the second */
 	assert_int_equal(r1, 1);
 	assert_int_equal(r2, 2);
+	assert_int_equal(kept, 1);      /* and knows it (kbx worker --kept holds the context) */
 	worker_keep_free(k);
 }
 
@@ -401,7 +403,7 @@ int main(int argc, char **argv)
 	ssize_t n;
 
 	if (argc > 1 && !strcmp(argv[1], "worker"))
-		return fake_worker();
+		return fake_worker(argc > 2 && !strcmp(argv[2], "--kept"));
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return 1;
