@@ -79,8 +79,8 @@ print("split: " + ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in split.items()))
 # verify's parts, and what lies outside the worker's split (the worker process's start, recording)
 parts = {k: sum(i.get(k) or 0 for i in items) for k in ("device_s", "launch_s", "transfer_s")}
 outside = sum(i.get("seconds") or 0 for i in items) - sum(split.values())
-print(f"verify's parts: opening the device {parts['device_s']:.1f} s (driver, cuInit, context: each CUDA "
-      f"item's worker is a fresh process), synchronised launches {parts['launch_s']:.1f} s, copies "
+print(f"verify's parts: opening the device {parts['device_s']:.1f} s (driver, cuInit, context: in every "
+      f"fresh worker), synchronised launches {parts['launch_s']:.1f} s, copies "
       f"{parts['transfer_s']:.1f} s; outside the split (worker start, recording) {outside:.1f} s")
 # where the wall time went outside the items: before the first, between them, after the last
 starts = [(i["started"], i.get("seconds") or 0) for i in items if i.get("started") is not None]

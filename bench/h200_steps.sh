@@ -153,7 +153,7 @@ c = sqlite3.connect(sys.argv[1])
 dropped = c.execute("DELETE FROM compile_cache").rowcount
 kept = c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0]
 c.commit()
-print("gpu_kept:", dropped, "compiled images dropped,", kept, "reference timings kept")' "$db"
+print(sys.argv[2] + ":", dropped, "compiled images dropped,", kept, "reference timings kept")' "$db" "$run"
 		KBX_DB="$db" GOLDEN=$golden GOLDEN_GPUS="${GPUS:-}" timeout "${RUN_LIMIT:-170}" sh bench/eval_real.sh \
 			"$kbx" "$ref" "$r/er_$run" --shard "${SHARD:-0/8}" --compare "$mode" ${GPUS:+--gpus "$GPUS"} $extra \
 			>"$r/er_$run.txt" 2>&1
@@ -233,5 +233,6 @@ S)
 	exit 2
 	;;
 esac
+rm -f "${TMPDIR:-/tmp}/kbx_perf_check_$$.db"*   # perf_check's scratch history (its compile cache)
 tar czf "$OUT/r.tgz" -C "$OUT" r && rm -rf "$r"
 el "done: $OUT/r.tgz"

@@ -70,7 +70,7 @@ PY
 contains "$tmp/o/eval/args.txt" "--quiet --shard 0/1" "kbx eval gets the options given to the script"
 contains "$r" "^kbx eval: 3 items, 2 pass, wall [0-9.]+ s$" "the items and how many passed"
 contains "$r" "^split: compile 1.5 s, inputs 0.8 s, verify 6.0 s, timing 21.0 s$" "the split, summed over items"
-contains "$r" "^verify's parts: opening the device 0.4 s \(driver, cuInit, context: each CUDA item's worker is a fresh process\), synchronised launches 1.5 s, copies 0.8 s; outside the split \(worker start, recording\) 3.8 s$" "verify's parts and the seconds outside the split"
+contains "$r" "^verify's parts: opening the device 0.4 s \(driver, cuInit, context: in every fresh worker\), synchronised launches 1.5 s, copies 0.8 s; outside the split \(worker start, recording\) 3.8 s$" "verify's parts and the seconds outside the split"
 contains "$r" "^items: first began at 1.0 s, last ended at 37.0 s; their seconds sum to 33.0 s, so 3.0 s between items" "the gaps between items"
 contains "$r" "^slowest items: Reduce/sum 12.0 s, Math/mul 11.0 s, Math/add 10.0 s$" "the slowest items"
 contains "$r" "^candidates over 5x golden PyTorch.s time \(summed over rows\): 1 items, 12.0 s of the items. seconds \(timing 8.0 s\): Reduce/sum 40x$" "the candidates far slower than PyTorch"
