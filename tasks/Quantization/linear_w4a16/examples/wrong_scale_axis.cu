@@ -1,43 +1,38 @@
 // @kbx expect wrong
 // Mistake: the int4 scales are taken along the wrong axis of weight [n, k]: one per input column,
-// k_scale[c] = max over the n output channels of |weight[r, c]| / 7, instead of one per output
-// channel (the max along row j). quant_pack quantizes every weight with its column's scale
-// (rint(w[j, c] / k_scale[c]), clamped to [-8, 7], packed as the reference packs), and linear_w4,
-// the reference's kernel unchanged, still factors one scale per output channel out of the k-sum:
-// it multiplies output j by k_scale[j], column j's scale, although each q of row j was taken with
-// its own column's. So every product x[c] q[j, c] is weighted by k_scale[j] / k_scale[c] (0.65 to
-// 1.5 for 90% of the pairs on the randn draws, anything with outliers). The scale buffer has
-// max(n, k) slots so that this read stays in bounds where n > k (empty_k, the third perf row); a
-// slot past k, a column with no weights, holds 0, the scale of an all-zero row.
-// Why not the consistent scheme (each q dequantized with its own column's scale inside the sum):
-// the task cannot see it reliably. On randn weights the column maxima are about as large as the
-// rows', and a numpy model of it passes every case on 7 of 20 seeds (against the exact result, no
-// farther from it than the reference) and fails only one or two cases on each of the other 13,
-// mostly by small margins (corner_zero_row, perf_like_uniform, primes, the 8 x 128 x 64 draws).
-// A numpy model of this source against the reference (f16 inputs, f32 scales, quotients and
-// sums; kbx's own inputs for seeds 0 to 9) fails for every seed: corner_int4_boundary (each
-// column holds one weight, so q = (7, -7, 7, -7) and the output is 1 x 0 = 0 where the reference
-// gives -8/7 and the exact F.linear -1: cosine 0, l1_relative 1), corner_extreme_scale (row 0's
-// q are all 7, scaled by 100 / 7: 400 for 100, rmse 212), corner_zero_row (rmse 0.46 to 3.1
-// against the reference, 0.52 to 2.7 against the exact result, from which the reference is 0.11
-// to 0.60), the randn cases (the two draws, primes and k_not_multiple_of_8: rmse 2.4 to 5.3
-// against the reference, threshold 0.15, and 2.2 to 5.0 against the exact result where the
-// reference is 1.2 to 2.1 from it; l1_relative 0.19 to 0.30 against its 0.10 to 0.13), the
-// outlier draws (cosine 0.41 to 0.70, l1_relative 1.1 to 1.5, rmse 26 to 60), perf_like_uniform
-// (rmse 8.6 to 12 on outputs ~1000; the reference is 1.4 to 1.8 from the exact result) and the
-// derived auto:scale cases. It passes corner_single_output (column scales (0.5, 0.5, 1, 1) / 7,
-// every q = +-7: output 10, exact), size_1 (its one column is its row) and the empty cases. At
-// the square perf rows (a numpy draw of uniform weights) the column maxima of 4096 values are
-// close to the rows': rmse ~0.5 against the reference and 1.57 to 1.64 against the exact result,
-// where the reference is 1.54 to 1.61; at the third (n = 16384 > k) outputs j >= k are the bias.
+// k_scale[c] = max over the n output channels of |weight[j, c]| / 7, instead of one per output
+// channel (the max along row j). The scheme is consistent, only its granularity is wrong: each
+// weight is quantized with its column's scale (rint(w[j, c] / k_scale[c]), clamped to [-8, 7],
+// packed as the reference packs) and dequantized with that same scale inside the k-sum (f32
+// q * k_scale[c], then an fma with the activation), and y = f16(sum + bias). On randn weights a
+// column's max is about a row's, so the random draws rarely see it. A numpy model of this source
+// (f16 inputs, f32 scales, quotients and sums; kbx's own inputs for seeds 0 to 14): on the randn
+// cases it is closer to the exact F.linear than the reference in 57 of 60 draws (rmse 1.05 to 1.94
+// against the reference's 1.20 to 2.11) and passes them against the exact result, except primes
+// at 2 seeds and random_standard_8x128x64 at 1; it fails corner_zero_row at 7 seeds (rmse up to
+// 0.79 from the exact result), perf_like_uniform at 5 and the outlier draws at 3. It passes the
+// other cases at every seed: corner_int4_boundary (each column holds one weight, so q = (7, -7, 7,
+// -7) and the output is -1, the exact result), corner_extreme_scale (row 1 drops its first 0.1:
+// 0.3 for 0.4, rmse 0.07 from the exact result, where the reference is 0.22), corner_single_output,
+// size_1, the empty cases and the auto:scale cases. channel_ranges is the case that sees it: its
+// weight rows alternate between ~100 (multiples of 14, on the reference's grid) and ~1, so each
+// column's scale is set by its large weight, the large rows come back exact and the small ones
+// keep q in {-1, 0, 1}, three of 32 non-zero: rmse 1.86 to 3.26 from the exact result, where the
+// reference is 0.22 to 0.41 (1.82 to 3.07 from the reference, threshold 0.15), at every seed and
+// 5.4 times the allowed rmse at worst over seeds 0 to 29; cosine (>= 0.9999) and l1_relative
+// (<= 0.014) stay inside, as the large rows' outputs (~300) set them. At seeds 3, 4, 6 and 10 it
+// is the only case that fails. At the perf rows (numpy draws of uniform weights) a column's max
+// over 4096 or 16384 rows is about a row's over 4096: rmse 0.28 to 0.37 from the reference, and
+// 1.50 to 1.58 from the exact result where the reference is 1.51 to 1.59, so they would pass.
 // The scales are under another name and size (not compared) and the reference's w_scale is
 // absent; the packed weights keep the reference's name and layout and differ in every failing
-// case (corner_int4_boundary: q = (7, -7, 7, -7) for the reference's (6, -7, 3, -3)), so the
-// first wrong stage reported should be `w_packed`.
+// case with outputs (corner_zero_row, the first to fail at seed 0: its row 0 is q = (1, 2, 3, 3)
+// for the reference's (2, 3, 5, 7), row 2 (7, 7, 7, 7) for (4, 5, 6, 7)); so
+// the first wrong stage reported should be `w_packed`.
 //
-// @kbx scratch k_scale f32 [max(n, k)]
+// @kbx scratch k_scale f32 [k]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]
-// @kbx launch col_scale<<<max(1, cdiv(max(n, k), 256)), 256>>>(weight, k_scale, n, k, i64(max(n, k)))
+// @kbx launch col_scale<<<max(1, cdiv(k, 256)), 256>>>(weight, k_scale, n, k)
 // @kbx launch quant_pack<<<max(1, cdiv(n, 8)), 256>>>(weight, k_scale, w_packed, n, k)
 // @kbx launch linear_w4<<<max(1, cdiv(n, 16)), 256>>>(input, w_packed, k_scale, bias, y, m, k, n, has_bias)
 
@@ -75,19 +70,17 @@ static __device__ __forceinline__ int nibble(unsigned int word, int e)
 	return (int)(word << (28 - 4 * e)) >> 28;
 }
 
-// One thread per scale slot c: the mistake, the max down input column c over the n output
-// channels (consecutive threads read consecutive columns of each row); slots c >= k have no
-// column and get 0.
+// One thread per input column c: the mistake, the max down column c over the n output channels
+// (consecutive threads read consecutive columns of each row).
 extern "C" __global__ void __launch_bounds__(256)
-col_scale(const __half* __restrict__ weight, float* __restrict__ k_scale, long long n, long long k, long long slots)
+col_scale(const __half* __restrict__ weight, float* __restrict__ k_scale, long long n, long long k)
 {
 	const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (c >= slots)
+	if (c >= k)
 		return;
 	float amax = 0.0f;
-	if (c < k)
-		for (long long r = 0; r < n; r++)
-			amax = fmaxf(amax, fabsf(__half2float(weight[r * k + c])));
+	for (long long r = 0; r < n; r++)
+		amax = fmaxf(amax, fabsf(__half2float(weight[r * k + c])));
 	k_scale[c] = amax / 7.0f;
 }
 
@@ -114,13 +107,15 @@ quant_pack(const __half* __restrict__ weight, const float* __restrict__ k_scale,
 	}
 }
 
-// The reference's kernel, unchanged: it is launched with k_scale as w_scale, so w_scale[j] below is
-// column j's scale.
+// The reference's kernel with the column scales: the activations and the 256 column scales of
+// each k-slice are staged in shared memory, and each q is dequantized with its own column's scale
+// inside the sum (nothing is left to factor out of it).
 extern "C" __global__ void __launch_bounds__(256)
-linear_w4(const __half* __restrict__ x, const unsigned int* __restrict__ packed, const float* __restrict__ w_scale,
+linear_w4(const __half* __restrict__ x, const unsigned int* __restrict__ packed, const float* __restrict__ k_scale,
           const __half* __restrict__ bias, __half* __restrict__ y, long long m, long long k, long long n, int has_bias)
 {
 	__shared__ float4 xs[8][64]; // 8 batch rows x 256 k of activations, as f32
+	__shared__ float4 ss[64];    // the 256 column scales of the slice
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 	const long long j0 = (long long)blockIdx.x * 16 + 2 * warp; // this warp's features j0, j0 + 1
 	const long long words = (k + 7) / 8;
@@ -133,29 +128,39 @@ linear_w4(const __half* __restrict__ x, const unsigned int* __restrict__ packed,
 
 		for (long long c0 = 0; c0 < k; c0 += 256) {
 			{
-				// thread t stages 8 activations: batch row t / 32, k = c0 + 8 (t % 32) ..
+				// thread t stages 8 activations: batch row t / 32, k = c0 + 8 (t % 32) ..; the
+				// first warp also the 8 column scales of those k
 				const int r = threadIdx.x / 32, seg = threadIdx.x % 32;
 				float v[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 				if (m0 + r < m)
 					load8(x + (m0 + r) * k, c0 + 8 * seg, k, v);
 				xs[r][2 * seg] = make_float4(v[0], v[1], v[2], v[3]);
 				xs[r][2 * seg + 1] = make_float4(v[4], v[5], v[6], v[7]);
+				if (r == 0) {
+					float s[8];
+					for (int e = 0; e < 8; e++)
+						s[e] = c0 + 8 * seg + e < k ? k_scale[c0 + 8 * seg + e] : 0.0f;
+					ss[2 * seg] = make_float4(s[0], s[1], s[2], s[3]);
+					ss[2 * seg + 1] = make_float4(s[4], s[5], s[6], s[7]);
+				}
 			}
 			__syncthreads();
 			const long long wi = c0 / 8 + lane;
 			if (wi < words) {
-				int q[2][8];
+				const float4 sa = ss[2 * lane], sb = ss[2 * lane + 1];
+				const float sv[8] = { sa.x, sa.y, sa.z, sa.w, sb.x, sb.y, sb.z, sb.w };
+				float wd[2][8];
 				for (int f = 0; f < 2; f++) {
 					const unsigned int word = j0 + f < n ? packed[(j0 + f) * words + wi] : 0u;
 					for (int e = 0; e < 8; e++)
-						q[f][e] = nibble(word, e);
+						wd[f][e] = (float)nibble(word, e) * sv[e];
 				}
 				for (int r = 0; r < 8; r++) {
 					const float4 a = xs[r][2 * lane], b = xs[r][2 * lane + 1];
 					const float xv[8] = { a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w };
 					for (int f = 0; f < 2; f++)
 						for (int e = 0; e < 8; e++)
-							acc[f][r] = fmaf(xv[e], (float)q[f][e], acc[f][r]);
+							acc[f][r] = fmaf(xv[e], wd[f][e], acc[f][r]);
 				}
 			}
 			__syncthreads();
@@ -176,7 +181,7 @@ linear_w4(const __half* __restrict__ x, const unsigned int* __restrict__ packed,
 						if (ff == f && rr == r)
 							sum = acc[ff][rr];
 				const float b = has_bias ? __half2float(bias[j]) : 0.0f;
-				y[row * n + j] = __float2half_rn(sum * w_scale[j] + b);
+				y[row * n + j] = __float2half_rn(sum + b);
 			}
 		}
 	}
