@@ -64,6 +64,26 @@ static void describe_elem(char *buf, size_t len, const struct cmp_elem *e)
 		snprintf(buf + off, len - off, "]");
 }
 
+/* A packed stage (`packs s4`: the reference's declaration says how its words hold the integers,
+ * and a candidate sharing the buffer's name, dtype and size shares its layout) is compared as the
+ * integers it holds: the words' values would make a one-step rounding difference in one nibble
+ * look like a difference of millions, and the stage's diagnosis and worst elements nonsense. */
+static void unpack_stage(const struct scratch_decl *rd, size_t bytes, void **a, void **b, enum dtype *dt,
+			 long long *shape)
+{
+	size_t n = bytes * 8 / (size_t)rd->pack_bits;
+	int32_t *ua = xmalloc(n * sizeof(*ua)), *ub = xmalloc(n * sizeof(*ub));
+
+	stage_unpack(*a, bytes, rd->pack_bits, rd->pack_signed, ua);
+	stage_unpack(*b, bytes, rd->pack_bits, rd->pack_signed, ub);
+	free(*a);
+	free(*b);
+	*a = ua;
+	*b = ub;
+	*dt = DT_I32;
+	shape[0] = (long long)n;
+}
+
 /* Compare the scratch buffers the candidate shares (by name, dtype and size) with another
  * program's (the reference's or the stage program's), in that program's order: the first that
  * differs is the first wrong stage. *shared says whether any buffer was shared at all. */
@@ -87,6 +107,7 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 			const struct scratch_decl *cd = &r->cand.spec.scratch[j];
 			struct cmp_result cmp;
 			long long shape[1];
+			enum dtype dt;
 			void *a, *b;
 
 			if (strcmp(rd->name, cd->name) || rd->dtype != cd->dtype ||
@@ -99,11 +120,14 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 			if (!st)
 				st = gpu_download(r->gpu, b, ps->scratch[i].ptr, ps->scratch_bytes[i]);
 			shape[0] = (long long)(ps->scratch_bytes[i] / dtype_size(rd->dtype));
+			dt = rd->dtype;
+			if (!st && rd->pack_bits)
+				unpack_stage(rd, ps->scratch_bytes[i], &a, &b, &dt, shape);
 			if (!st) {
-				compare_buffers(rd->dtype, a, b, shape, 1, tol, &cmp);
+				compare_buffers(dt, a, b, shape, 1, tol, &cmp);
 				if (!cmp.pass) {
 					snprintf(out, sizeof(cr->first_wrong_stage), "%s", rd->name);
-					stage_diagnose(rd->dtype, a, b, (size_t)shape[0], cr->stage_diagnosis,
+					stage_diagnose(dt, a, b, (size_t)shape[0], cr->stage_diagnosis,
 						       sizeof(cr->stage_diagnosis));
 					/* its worst elements, tiles and histogram, for the diff and the JSON */
 					cr->stage = xcalloc(1, sizeof(*cr->stage));

@@ -482,6 +482,39 @@ static enum kbx_status parse_launch(const struct line_parser *lp, size_t pos, st
 	return KBX_OK;
 }
 
+/* `packs sN` or `packs uN` after a scratch buffer's shape, from pos (after the word): the buffer
+ * holds N-bit integers (N = 1, 2, 4, 8 or 16, fewer bits than its integer dtype), low bits first,
+ * so that the stage diff compares the integers rather than the words that hold them. */
+static enum kbx_status parse_packs(const struct line_parser *lp, size_t pos, struct scratch_decl *s)
+{
+	static const char what[] = "a packed integer type: s1, s2, s4, s8, s16 or u1 ... u16";
+	size_t m, start;
+	int bits = 0;
+
+	if (!is_blank(lp->line[pos]))
+		return expected(lp, pos, what);
+	start = pos = skip_blank(lp, pos);
+	m = match_at(lp, lp->re->ident, pos, NULL);
+	if (m < 2 || m > 3 || (lp->line[pos] != 's' && lp->line[pos] != 'u'))
+		return expected(lp, pos, what);
+	for (pos++; pos < start + m; pos++) {
+		if (lp->line[pos] < '0' || lp->line[pos] > '9')
+			return expected(lp, start, what);
+		bits = bits * 10 + (lp->line[pos] - '0');
+	}
+	if (bits != 1 && bits != 2 && bits != 4 && bits != 8 && bits != 16)
+		return expected(lp, start, what);
+	if (dtype_is_float(s->dtype) || s->dtype == DT_BOOL || (size_t)bits >= 8 * dtype_size(s->dtype))
+		return line_error(lp, start, "%.*s packs into an integer dtype wider than %d bits, not %s",
+				  (int)m, lp->line + start, bits, dtype_name(s->dtype));
+	s->pack_bits = bits;
+	s->pack_signed = lp->line[start] == 's';
+	pos = skip_blank(lp, start + m);
+	if (pos < lp->len)
+		return expected(lp, pos, "the end of the line after the packing");
+	return KBX_OK;
+}
+
 /* `// @kbx scratch NAME DTYPE [SHAPE, ...]`, from pos (after the word). */
 static enum kbx_status parse_scratch(const struct line_parser *lp, size_t pos, struct scratch_decl *s)
 {
@@ -531,8 +564,10 @@ static enum kbx_status parse_scratch(const struct line_parser *lp, size_t pos, s
 			return st;
 	}
 	pos = skip_blank(lp, close + 1);
+	if (pos < lp->len && (m = match_at(lp, lp->re->ident, pos, NULL)) == 5 && strncmp(lp->line + pos, "packs", 5) == 0)
+		return parse_packs(lp, pos + m, s);
 	if (pos < lp->len)
-		return expected(lp, pos, "the end of the line after the shape");
+		return expected(lp, pos, "the end of the line after the shape (or 'packs s4')");
 	return KBX_OK;
 }
 

@@ -48,6 +48,9 @@ struct scratch_decl {
 	enum dtype dtype;
 	char **shape;     /* expressions */
 	int ndim;
+	int pack_bits;    /* `packs s4`: the buffer holds packed integers of this many bits, low bits
+			   * first (a little-endian bit stream, whatever its dtype); 0: not packed */
+	int pack_signed;  /* 1 for sN (two's complement), 0 for uN */
 	int line;
 };
 

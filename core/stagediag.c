@@ -194,3 +194,18 @@ void stage_diagnose(enum dtype dt, const void *cand, const void *ref, size_t n, 
 		snprintf(buf, len, "%zu of %zu values differ (max abs %.3g, max rel %.3g)", d.differ, n, d.max_abs,
 			 d.max_rel);
 }
+
+void stage_unpack(const void *src, size_t bytes, int bits, int is_signed, int32_t *dst)
+{
+	const unsigned char *p = src;
+	const uint32_t mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+	size_t j, n = bytes * 8 / (size_t)bits;
+
+	for (j = 0; j < n; j++) {
+		size_t bit = j * (size_t)bits;
+		uint32_t v = bits == 16 ? (uint32_t)p[2 * j] | (uint32_t)p[2 * j + 1] << 8
+					: (uint32_t)p[bit / 8] >> (bit % 8) & mask;
+
+		dst[j] = is_signed && (v & sign) ? (int32_t)v - (int32_t)(mask + 1) : (int32_t)v;
+	}
+}

@@ -22,11 +22,17 @@
 #define KBX_STAGEDIAG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dtype.h"
 
 /* Write the line for n elements of dtype dt (cand: the candidate's buffer, ref: the
  * reference's) into buf; "" when they do not differ. */
 void stage_diagnose(enum dtype dt, const void *cand, const void *ref, size_t n, char *buf, size_t len);
+
+/* The bytes packed integers of `bits` bits (1, 2, 4, 8 or 16; low bits first, as `// @kbx scratch
+ * ... packs s4` declares) widened into dst, one int32 each (bytes * 8 / bits of them), sign-extended
+ * when is_signed: a stage of int4 weights is diffed as int4 values, not as the words holding them. */
+void stage_unpack(const void *src, size_t bytes, int bits, int is_signed, int32_t *dst);
 
 #endif

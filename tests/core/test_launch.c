@@ -197,8 +197,29 @@ static void test_scratch_shapes(void **state)
 	assert_string_equal(spec.scratch[3].shape[1], "min(p, 4)");
 	assert_int_equal(spec.scratch[3].line, 4);
 	assert_int_equal(spec.scratch[4].dtype, DT_I64);
+	assert_int_equal(spec.scratch[4].pack_bits, 0);
 	assert_int_equal(spec.launches[0].nargs, 5);
 	assert_int_equal(spec.launches[0].line, 6);
+	kernel_spec_free(&spec);
+}
+
+static void test_scratch_packs(void **state)
+{
+	const char *src = "// @kbx scratch w i32 [n, cdiv(k, 8)] packs s4\n"
+			  "// @kbx scratch b u8 [n]\tpacks  u1  \n"
+			  "// @kbx scratch h i64 [n] packs s16\n"
+			  "// @kbx launch k<<<1, 1>>>(w, b, h)\n";
+	struct kernel_spec spec = parse_ok(src);
+
+	(void)state;
+	assert_int_equal(spec.nscratch, 3);
+	assert_int_equal(spec.scratch[0].pack_bits, 4);
+	assert_int_equal(spec.scratch[0].pack_signed, 1);
+	assert_int_equal(spec.scratch[0].ndim, 2);
+	assert_string_equal(spec.scratch[0].shape[1], "cdiv(k, 8)");
+	assert_int_equal(spec.scratch[1].pack_bits, 1);
+	assert_int_equal(spec.scratch[1].pack_signed, 0);
+	assert_int_equal(spec.scratch[2].pack_bits, 16);
 	kernel_spec_free(&spec);
 }
 
@@ -396,8 +417,21 @@ static void test_scratch_errors(void **state)
 	parse_err("// @kbx scratch tmp f32 [n * ]", 1, 29, "expected a number, a name or '('");
 	parse_err("// @kbx scratch tmp f32 [cdiv(n, 2]", 1, 35, "']' closes the '(' at column 30");
 	parse_err("// @kbx scratch tmp f32 [cdiv(n, 2", 1, 30, "unclosed '('");
-	parse_err("// @kbx scratch tmp f32 [n] m", 1, 29, "expected the end of the line after the shape but found 'm'");
+	parse_err("// @kbx scratch tmp f32 [n] m", 1, 29, "expected the end of the line after the shape (or 'packs s4') but found 'm'");
 	parse_err("// @kbx scratch tmp f32 [n][m]", 1, 28, "found '['");
+	parse_err("// @kbx scratch tmp i32 [n] pack s4", 1, 29, "expected the end of the line after the shape (or 'packs s4')");
+	parse_err("// @kbx scratch tmp i32 [n] packs", 1, 34, "expected a packed integer type");
+	parse_err("// @kbx scratch tmp i32 [n] packs4", 1, 29, "expected the end of the line after the shape");
+	parse_err("// @kbx scratch tmp i32 [n] packs i4", 1, 35, "expected a packed integer type: s1, s2, s4");
+	parse_err("// @kbx scratch tmp i32 [n] packs s3", 1, 35, "expected a packed integer type");
+	parse_err("// @kbx scratch tmp i32 [n] packs s", 1, 35, "expected a packed integer type");
+	parse_err("// @kbx scratch tmp i32 [n] packs s4x", 1, 35, "expected a packed integer type");
+	parse_err("// @kbx scratch tmp i32 [n] packs s32", 1, 35, "expected a packed integer type");
+	parse_err("// @kbx scratch tmp i32 [n] packs s4 s4", 1, 38, "expected the end of the line after the packing");
+	parse_err("// @kbx scratch tmp f32 [n] packs s4", 1, 35, "s4 packs into an integer dtype wider than 4 bits, not f32");
+	parse_err("// @kbx scratch tmp bool [n] packs u1", 1, 36, "not bool");
+	parse_err("// @kbx scratch tmp i8 [n] packs s8", 1, 34, "s8 packs into an integer dtype wider than 8 bits, not i8");
+	parse_err("// @kbx scratch tmp i16 [n] packs u16", 1, 35, "not i16");
 	/* a duplicate is reported at the second name */
 	src = xasprintf("%s// @kbx scratch tmp f32 [n]\n// @kbx scratch other f32 [n]\n// @kbx scratch  tmp f16 [m]\n", l);
 	parse_err(src, 4, 18, "scratch buffer 'tmp' declared twice (first on line 2)");
@@ -512,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_gelu_reference_file),
 		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_scratch_shapes),
+		cmocka_unit_test(test_scratch_packs),
 		cmocka_unit_test(test_dims_and_spacing),
 		cmocka_unit_test(test_many_launches),
 		cmocka_unit_test(test_no_launch),

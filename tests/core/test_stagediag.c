@@ -230,6 +230,70 @@ static void test_garbage(void **state)
 	assert_int_equal(tiny[0], 'x');
 }
 
+/* Packed int4 in 32-bit words (linear_w4a16's w_packed: element 8 i + e in nibble e of word i):
+ * unpacked, a truncated nibble is one step nearer zero, not a word millions off; every width,
+ * signed and unsigned, round-trips; 16 bits read two bytes, little-endian. */
+static void test_unpack(void **state)
+{
+	int8_t q[64], t[64];
+	uint32_t wq[8] = { 0 }, wt[8] = { 0 };
+	int32_t uq[64], ut[64], v[16];
+	unsigned char bytes[4] = { 0x8f, 0x07, 0x34, 0x12 };
+	int i;
+
+	(void)state;
+	rng_state = 11;
+	for (i = 0; i < 64; i++) {
+		double x = (urand() * 2 - 1) * 7.4;
+
+		q[i] = (int8_t)fmax(-8, fmin(7, nearbyint(x)));
+		t[i] = (int8_t)fmax(-8, fmin(7, trunc(x)));
+		wq[i / 8] |= (uint32_t)(q[i] & 15) << (4 * (i % 8));
+		wt[i / 8] |= (uint32_t)(t[i] & 15) << (4 * (i % 8));
+	}
+	stage_unpack(wq, sizeof(wq), 4, 1, uq);
+	stage_unpack(wt, sizeof(wt), 4, 1, ut);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(uq[i], q[i]);
+		assert_int_equal(ut[i], t[i]);
+	}
+	diag(DT_I32, ut, uq, 64);
+	HAS("one step off");
+	HAS("truncation toward zero");
+	LACKS("beyond");
+	/* the words themselves read as a range far beyond the reference's */
+	diag(DT_I32, wt, wq, 8);
+	LACKS("truncation");
+
+	stage_unpack(bytes, 1, 4, 1, v);  /* 0x8f: low nibble 15 = -1, high 8 = -8 */
+	assert_int_equal(v[0], -1);
+	assert_int_equal(v[1], -8);
+	stage_unpack(bytes, 1, 4, 0, v);
+	assert_int_equal(v[0], 15);
+	assert_int_equal(v[1], 8);
+	stage_unpack(bytes, 1, 1, 0, v);  /* 0x8f = 1000 1111 */
+	assert_int_equal(v[0] + v[1] + v[2] + v[3], 4);
+	assert_int_equal(v[4] + v[5] + v[6], 0);
+	assert_int_equal(v[7], 1);
+	stage_unpack(bytes, 1, 2, 1, v);  /* 11 11 00 10 from the low end: -1 -1 0 -2 */
+	assert_int_equal(v[0], -1);
+	assert_int_equal(v[1], -1);
+	assert_int_equal(v[2], 0);
+	assert_int_equal(v[3], -2);
+	stage_unpack(bytes, 2, 8, 1, v);
+	assert_int_equal(v[0], -113);
+	assert_int_equal(v[1], 7);
+	stage_unpack(bytes, 4, 16, 1, v);
+	assert_int_equal(v[0], 0x078f);
+	assert_int_equal(v[1], 0x1234);
+	bytes[3] = 0xff;
+	stage_unpack(bytes, 4, 16, 1, v);
+	assert_int_equal(v[1], (int16_t)0xff34);
+	stage_unpack(bytes, 4, 16, 0, v);
+	assert_int_equal(v[1], 0xff34);
+	stage_unpack(bytes, 0, 4, 1, v);  /* nothing to unpack, nothing written */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_coarser),
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_unpack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@
 // perf sizes, where the ulp is 1), far inside rmse 0.15.
 //
 // @kbx scratch w_scale f32 [n]
-// @kbx scratch w_packed i32 [n, cdiv(k, 8)]
+// @kbx scratch w_packed i32 [n, cdiv(k, 8)] packs s4
 // @kbx scratch y_exact f16 [m, n]
 // @kbx launch quant_pack<<<max(1, cdiv(n, 8)), 256>>>(weight, w_packed, w_scale, n, k)
 // @kbx launch linear_w4<<<max(1, cdiv(n, 16)), 256>>>(input, w_packed, w_scale, bias, y, m, k, n, has_bias)

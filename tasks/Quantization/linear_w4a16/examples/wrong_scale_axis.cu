@@ -28,7 +28,8 @@
 // absent; the packed weights keep the reference's name and layout and differ in every failing
 // case with outputs (corner_zero_row, the first to fail at seed 0: its row 0 is q = (1, 2, 3, 3)
 // for the reference's (2, 3, 5, 7), row 2 (7, 7, 7, 7) for (4, 5, 6, 7)); so
-// the first wrong stage reported should be `w_packed`.
+// the first wrong stage reported should be `w_packed`. On channel_ranges the lens sees the error
+// differ from output channel to channel: the diagnosis should say `the channel scales differ`.
 //
 // @kbx scratch k_scale f32 [k]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]

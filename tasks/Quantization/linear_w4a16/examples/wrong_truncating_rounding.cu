@@ -20,8 +20,9 @@
 // nearest either, so the source also lacks the round_to_int evidence; the outputs fail on their
 // own. The scales are the reference's and kept under its name, and so are the packed weights, so
 // the first wrong stage reported should be `w_packed`.
-// The lens sees every output error within one step: the diagnosis should say `the rounding mode
-// differs`.
+// The lens sees every output error within one step, and the stage diff, comparing w_packed as the
+// int4 values it holds (the reference declares it `packs s4`), every differing value one step
+// nearer zero: the diagnosis should say `truncation toward zero`.
 //
 // @kbx scratch w_scale f32 [n]
 // @kbx scratch w_packed i32 [n, cdiv(k, 8)]

@@ -16,7 +16,8 @@
 // exact product than the reference and pass against it (random_outlier_64x128x64 fails at 2 seeds
 // of 100). The input stages are the reference's, and the quantized weight is kept under the
 // reference's name and shape (the scales, of another shape, are not), so the first wrong stage
-// reported should be `w_q`, every scratch before it being equal.
+// reported should be `w_q`, every scratch before it being equal. On primes the lens sees the error
+// grow as the reference's column scale shrinks: the diagnosis should say `scales of another axis`.
 //
 // @kbx scratch x_scale f32 [m]
 // @kbx scratch w_scale_k f32 [k]
