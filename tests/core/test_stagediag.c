@@ -291,7 +291,9 @@ static void test_unpack(void **state)
 	assert_int_equal(v[1], (int16_t)0xff34);
 	stage_unpack(bytes, 4, 16, 0, v);
 	assert_int_equal(v[1], 0xff34);
+	v[0] = 42;
 	stage_unpack(bytes, 0, 4, 1, v);  /* nothing to unpack, nothing written */
+	assert_int_equal(v[0], 42);
 }
 
 int main(void)
