@@ -1,17 +1,24 @@
 #!/bin/sh
-# A real evaluation (issue 20): one passing example per task (the first `// @kbx expect pass`
-# example of each task, by name) through `kbx eval` with its default timing, next to the golden
-# sweep of the same tasks (bench/golden_sweep.py: KernelBenchX's PyTorch functions on its perf
-# workloads, do_bench 25/100 ms, inputs made on the GPU) on the same GPU in the same call. Writes
-# OUT/pred.jsonl, OUT/eval/ (metrics.json, summary.json), OUT/golden.json and OUT/report.txt:
-# both wall times and their ratio, the evaluation's split (compile, inputs, verify, timing), and
-# seconds per category for both.
-# usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options, e.g. --shard 0/2]
-# Environment: KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips
-# the golden sweep (a shard's second half, say); GOLDEN_GPUS=0,1,... spreads it over those GPUs,
-# as `--gpus 0,1,...` among the options spreads kbx eval's items (compare like with like).
-# KBX_DB (default OUT/history.db): the history whose kept reference timings the evaluation may
-# use (doc/timing.md); point it at a sweep's (bench/sweep.sh OUT/history.db) to reuse those.
+# A real evaluation (issue 20): one passing candidate per task through `kbx eval` with its default
+# timing, next to the golden sweep of the same tasks (bench/golden_sweep.py: KernelBenchX's PyTorch
+# functions on its perf workloads, do_bench 25/100 ms, inputs made on the GPU) on the same GPU in
+# the same call. Writes OUT/pred.jsonl, OUT/eval/ (metrics.json, summary.json), OUT/golden.json and
+# OUT/report.txt: both wall times and their ratio, the evaluation's split (compile, inputs, verify,
+# timing), and seconds per category for both.
+# usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options]
+# Environment:
+#   PICK=example (default): each task's first `// @kbx expect pass` example, by name (often its
+#     plainest kernel: a former reference that a faster one replaced); PICK=reference: the task's
+#     reference submitted as a candidate, with a comment line put before it so that its compiled
+#     image differs (-lineinfo): it is then checked at every case and perf row and timed as any
+#     candidate, at the reference's speed (kbx's own cost next to PyTorch-like kernels)
+#   SHARD=I/N: the tasks whose place in the sorted list is I modulo N (kbx eval --shard's rule), for
+#     the evaluation and the golden sweep alike (do not pass --shard among the options)
+#   KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips the golden
+#   sweep; GOLDEN_GPUS=0,1,... spreads it over those GPUs, as `--gpus 0,1,...` among the options
+#   spreads kbx eval's items (compare like with like).
+#   KBX_DB (default OUT/history.db): the history whose kept reference timings the evaluation may
+#   use (doc/timing.md); point it at a sweep's (bench/sweep.sh OUT/history.db) to reuse those.
 set -eu
 kbx=$1
 kbx_dir=$2
@@ -20,32 +27,48 @@ shift 3
 tasks=${KBX_TASKS:-$PWD/tasks}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" <<'PY'
+case " $* " in *" --shard "*) echo "eval_real: use SHARD=I/N, not --shard (the golden sweep must run the same tasks)" >&2; exit 2 ;; esac
+python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" "${PICK:-example}" "${SHARD:-0/1}" <<'PY'
 import json, os, sys
-root, dest, ids = sys.argv[1:]
+root, dest, ids, pick, shard = sys.argv[1:]
+index, count = (int(v) for v in shard.split("/"))
+if pick not in ("example", "reference") or not 0 <= index < count:
+    sys.exit(f"eval_real: PICK must be example or reference, SHARD I/N with 0 <= I < N (got {pick}, {shard})")
+STAND_IN = "// bench/eval_real.sh: the task's reference, submitted as a candidate\n"
+tasks = []
+for cat in sorted(os.listdir(root)):
+    d = os.path.join(root, cat)
+    if not os.path.isdir(d) or cat in ("include", "golden"):
+        continue
+    tasks += [(cat, name) for name in sorted(os.listdir(d)) if os.path.isdir(os.path.join(d, name))]
 n = missing = 0
 with open(dest, "w") as f, open(ids, "w") as t:
-    for cat in sorted(os.listdir(root)):
-        d = os.path.join(root, cat)
-        if not os.path.isdir(d) or cat in ("include", "golden"):
+    for k, (cat, name) in enumerate(tasks):
+        if k % count != index:
             continue
-        for name in sorted(os.listdir(d)):
-            ex = os.path.join(d, name, "examples")
-            first = None
+        first = None
+        if pick == "reference":
+            first = os.path.join(root, cat, name, "reference.cu")
+            first = first if os.path.isfile(first) else None
+        else:
+            ex = os.path.join(root, cat, name, "examples")
             for e in sorted(os.listdir(ex)) if os.path.isdir(ex) else []:
                 path = os.path.join(ex, e)
                 with open(path, errors="replace") as fh:
                     if fh.readline().strip() == "// @kbx expect pass":
                         first = path
                         break
-            if not first:
-                missing += 1
-                print(f"eval_real: {cat}/{name} has no passing example")
-                continue
-            f.write(json.dumps({"file": f"{cat}/{name}.py", "predict": open(first).read()}) + "\n")
-            t.write(f"{cat}/{name}\n")
-            n += 1
-print(f"eval_real: {n} tasks with a passing example, {missing} without")
+        if not first:
+            missing += 1
+            print(f"eval_real: {cat}/{name} has no passing {pick}")
+            continue
+        text = open(first).read()
+        if pick == "reference":
+            text = STAND_IN + text
+        f.write(json.dumps({"file": f"{cat}/{name}.py", "predict": text}) + "\n")
+        t.write(f"{cat}/{name}\n")
+        n += 1
+print(f"eval_real: {n} tasks (shard {shard}) with a passing {pick}, {missing} without")
 PY
 start=$(date +%s.%N)
 KBX_TASKS=$tasks KBX_DB=${KBX_DB:-$out/history.db} "$kbx" eval "$out/pred.jsonl" --out "$out/eval" --quiet "$@" \

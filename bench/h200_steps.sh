@@ -40,7 +40,15 @@
 #   S  the catalogue in order: tests/adversarial/gpu.sh alone first when ADV=1 (it times cheats, so
 #      nothing runs beside it), then bench/perf_check.py on the sources listed in SOURCES (a file,
 #      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR
+#   W  issue 20's measurement over the whole catalogue, in as many calls as it needs: ADV=1 runs
+#      tests/adversarial/gpu.sh alone first; PRIME=1 runs the sweep of the references (both halves,
+#      alone, PRIME_LIMIT seconds each) into the history HIST (default .devstate/history.db, an
+#      ignored folder that a warm machine keeps between calls), so that their timings are kept;
+#      then for each slice of SHARDS (e.g. "0/2"), bench/eval_real.sh (PICK=example or reference,
+#      RUN_LIMIT seconds) on that history, and the golden sweep of the same tasks after it. The
+#      history's kept reference timings go back as $OUT/kept.db (its compile cache left out);
+#      carried back as KEPT=.carry/kept.db, they stand in for HIST on a fresh machine
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
 # out in .carry/; KBX_TASKS defaults to ./tasks.
@@ -228,8 +236,38 @@ S)
 	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh
 	perf_list perf_check "${SOURCES:?SOURCES must name a file of sources}" "${JOBS:-8}" "${RERUN:-60}"
 	;;
+W)
+	hist=${HIST:-$PWD/.devstate/history.db}
+	mkdir -p "$(dirname "$hist")"
+	[ ! -f "$hist" ] && [ -f "${KEPT:-}" ] && cp "$KEPT" "$hist" && el "history from $KEPT"
+	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh && el "adversarial $(count "$r/adversarial.txt")"
+	if [ "${PRIME:-0}" = 1 ]; then
+		for s in 0 1; do
+			KBX_DB="$hist" timeout "${PRIME_LIMIT:-250}" sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
+			el "sweep $s/2 rc=$?"
+			head -4 "$r/sw$s/sweep.txt" 2>/dev/null
+			grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
+		done
+	fi
+	for shard in ${SHARDS:-}; do
+		n=er_$(echo "$shard" | tr / _)
+		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/$n" ${EVAL_OPTS:-} \
+			>"$r/$n.txt" 2>&1
+		el "eval_real $shard rc=$?"
+		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|golden|ratio)' \
+			"$r/$n.txt" | cut -c1-400
+	done
+	python3 -c 'import sqlite3, sys
+src = sqlite3.connect(sys.argv[1])
+src.execute("VACUUM INTO ?", (sys.argv[2],))
+c = sqlite3.connect(sys.argv[2])
+c.execute("DELETE FROM compile_cache")
+c.commit()
+c.execute("VACUUM")
+print("kept.db:", c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0], "reference timings")' "$hist" "$OUT/kept.db"
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
