@@ -11,7 +11,8 @@
 #     plainest kernel: a former reference that a faster one replaced); PICK=reference: the task's
 #     reference submitted as a candidate, with a comment line put before it so that its compiled
 #     image differs (-lineinfo): it is then checked at every case and perf row and timed as any
-#     candidate, at the reference's speed (kbx's own cost next to PyTorch-like kernels)
+#     candidate, at the reference's speed (kbx's own cost next to PyTorch-like kernels; a launch
+#     the reference marks untimed is timed in the stand-in, as in any candidate)
 #   SHARD=I/N: the tasks whose place in the sorted list is I modulo N (kbx eval --shard's rule), for
 #     the evaluation and the golden sweep alike (do not pass --shard among the options)
 #   KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips the golden
@@ -64,7 +65,11 @@ with open(dest, "w") as f, open(ids, "w") as t:
             continue
         text = open(first).read()
         if pick == "reference":
-            text = STAND_IN + text
+            # a reference may launch an untimed kernel (an exact result it is also judged
+            # against); a candidate may not, so the stand-in's every launch is timed
+            text = STAND_IN + "\n".join(l[: -len(" untimed")] if l.startswith("// @kbx launch")
+                                        and l.rstrip().endswith(" untimed") else l
+                                        for l in text.split("\n"))
         f.write(json.dumps({"file": f"{cat}/{name}.py", "predict": text}) + "\n")
         t.write(f"{cat}/{name}\n")
         n += 1
