@@ -41,13 +41,15 @@
 #      nothing runs beside it), then bench/perf_check.py on the sources listed in SOURCES (a file,
 #      in its order; what an earlier call ran is left out by the caller) with JOBS, BUDGET, RERUN
 #   W  issue 20's measurement over the whole catalogue, in as many calls as it needs: ADV=1 runs
-#      tests/adversarial/gpu.sh alone first; PRIME=1 runs the sweep of the references (both halves,
-#      alone, PRIME_LIMIT seconds each) into the history HIST (default .devstate/history.db, an
-#      ignored folder that a warm machine keeps between calls), so that their timings are kept;
-#      then for each slice of SHARDS (e.g. "0/2"), bench/eval_real.sh (PICK=example or reference,
-#      RUN_LIMIT seconds) on that history, and the golden sweep of the same tasks after it. The
-#      history's kept reference timings go back as $OUT/kept.db (its compile cache left out);
-#      carried back as KEPT=.carry/kept.db, they stand in for HIST on a fresh machine
+#      tests/adversarial/gpu.sh alone first; then for each slice of SHARDS (e.g. "0/3"): with
+#      PRIME=1 the sweep of that slice's references (alone, PRIME_LIMIT seconds) into the history
+#      HIST (default .devstate/history.db, an ignored folder that a warm machine keeps between
+#      calls), so that their timings are kept; then bench/eval_real.sh (PICK=example or reference,
+#      EVAL_OPTS, RUN_LIMIT seconds for it and its golden sweep) on that history, the golden sweep
+#      of the same tasks after it. The kept timings go back as $OUT/kept.db (compile cache left
+#      out); KEPT=.carry/kept.db stands in for HIST on a fresh machine, but a timing is kept for
+#      one GPU (its UUID is in the key): on another machine nothing is reused (2026-12-03), so
+#      prime and evaluate a slice in the same call (about 470 s for a slice of 1/3)
 # usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
@@ -241,21 +243,20 @@ W)
 	mkdir -p "$(dirname "$hist")"
 	[ ! -f "$hist" ] && [ -f "${KEPT:-}" ] && cp "$KEPT" "$hist" && el "history from $KEPT"
 	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh && el "adversarial $(count "$r/adversarial.txt")"
-	if [ "${PRIME:-0}" = 1 ]; then
-		for s in 0 1; do
-			KBX_DB="$hist" timeout "${PRIME_LIMIT:-250}" sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
-			el "sweep $s/2 rc=$?"
-			head -4 "$r/sw$s/sweep.txt" 2>/dev/null
-			grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
-		done
-	fi
 	for shard in ${SHARDS:-}; do
-		n=er_$(echo "$shard" | tr / _)
-		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/$n" ${EVAL_OPTS:-} \
-			>"$r/$n.txt" 2>&1
+		n=$(echo "$shard" | tr / _)
+		if [ "${PRIME:-0}" = 1 ]; then
+			KBX_DB="$hist" timeout "${PRIME_LIMIT:-250}" sh bench/sweep.sh "$kbx" "$r/sw_$n" --shard "$shard" \
+				>"$r/sw_$n.txt" 2>&1
+			el "sweep $shard rc=$?"
+			head -4 "$r/sw_$n/sweep.txt" 2>/dev/null
+			grep 'NOT PASS' "$r/sw_$n/sweep.txt" 2>/dev/null | cut -c1-300
+		fi
+		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$n" ${EVAL_OPTS:-} \
+			>"$r/er_$n.txt" 2>&1
 		el "eval_real $shard rc=$?"
 		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|golden|ratio)' \
-			"$r/$n.txt" | cut -c1-400
+			"$r/er_$n.txt" | cut -c1-400
 	done
 	python3 -c 'import sqlite3, sys
 src = sqlite3.connect(sys.argv[1])
