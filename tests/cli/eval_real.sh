@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench/eval_real.sh without a GPU (issue 20): a stand-in kbx answers `kbx eval` with a
 # metrics.json for the items it was given, and the made-up KernelBenchX tree gives the golden
-# sweep tasks it cannot time. The script must pick one passing example per task, say which tasks
+# sweep tasks it cannot time. The script must pick one passing example per task (or, with
+# PICK=reference, the reference as a stand-in whose image differs and whose launches are all
+# timed), take the slice SHARD names for both runs, say which tasks
 # have none, and report the split, the gaps between items, the slowest items, the candidates far
 # slower than PyTorch, the kept reference timings, the items that did not pass, the golden sweep
 # and the ratio, and seconds per category: a mistake here would cost a device call.
@@ -13,6 +15,7 @@ for t in Math/add Math/mul Reduce/sum Reduce/max; do
 	mkdir -p "$tasks/$t/examples"
 	echo '// the reference' >"$tasks/$t/reference.cu"
 done
+printf '// @kbx launch k<<<1, 32>>>(x, y)\n// @kbx launch exact<<<1, 32>>>(x, e) untimed\n' >"$tasks/Reduce/sum/reference.cu"
 printf '// @kbx expect wrong\n' >"$tasks/Math/add/examples/a_wrong.cu"
 printf '// @kbx expect pass\n// first passing\n' >"$tasks/Math/add/examples/b_pass.cu"
 printf '// @kbx expect pass\n// second passing\n' >"$tasks/Math/add/examples/c_pass.cu"
@@ -55,11 +58,11 @@ chmod +x "$tmp/bin/kbx"
 
 # GOLDEN_GPUS: the sweep in one child per GPU, whose merge keeps a task it could not time (no torch
 # here, or no GPU) as an error, so that golden.json is written on any machine
-GOLDEN_GPUS=0,1 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o" --shard 0/1 \
+GOLDEN_GPUS=0,1 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o" --compare gpu \
 	>"$tmp/out" 2>&1
 r="$tmp/o/report.txt"
 contains "$tmp/out" "Reduce/max has no passing example" "a task without a passing example is named"
-contains "$tmp/out" "3 tasks with a passing example, 1 without" "and counted"
+contains "$tmp/out" "3 tasks \(shard 0/1\) with a passing example, 1 without" "and counted"
 python3 - "$tmp/o/pred.jsonl" >"$tmp/check" 2>&1 <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -67,7 +70,7 @@ assert [r["file"] for r in rows] == ["Math/add.py", "Math/mul.py", "Reduce/sum.p
 assert "first passing" in rows[0]["predict"], rows[0]
 PY
 [ $? -eq 0 ] && ok "one example per task: the first passing one by name" || { no "pred.jsonl"; sed 's/^/# /' "$tmp/check"; }
-contains "$tmp/o/eval/args.txt" "--quiet --shard 0/1" "kbx eval gets the options given to the script"
+contains "$tmp/o/eval/args.txt" "--quiet --compare gpu" "kbx eval gets the options given to the script"
 contains "$r" "^kbx eval: 3 items, 2 pass, wall [0-9.]+ s$" "the items and how many passed"
 contains "$r" "^split: compile 1.5 s, inputs 0.8 s, verify 6.0 s, timing 21.0 s$" "the split, summed over items"
 contains "$r" "^verify's parts: opening the device 0.4 s \(driver, cuInit, context: in every fresh worker\), synchronised launches 1.5 s, copies 0.8 s; outside the split \(worker start, recording\) 3.8 s$" "verify's parts and the seconds outside the split"
@@ -80,6 +83,27 @@ contains "$r" "^golden sweep: 3 tasks, wall [0-9.]+ s \(3 failed: " "the golden 
 contains "$r" "^ratio: kbx eval / golden sweep = [0-9.]+$" "the ratio"
 contains "$r" "^Math +21.0 " "seconds per category"
 contains "$r" "^Reduce +12.0 " "for each category"
+
+# SHARD: every second task of the sorted list, for kbx eval and the golden sweep alike;
+# PICK=reference: each task's reference, a comment line before it, its untimed launch timed
+GOLDEN=0 SHARD=1/2 PICK=reference KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o3" \
+	>"$tmp/out" 2>&1
+contains "$tmp/out" "2 tasks \(shard 1/2\) with a passing reference, 0 without" "SHARD and PICK=reference are said"
+python3 - "$tmp/o3/pred.jsonl" "$tmp/o3/tasks.txt" >"$tmp/check" 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["file"] for r in rows] == ["Math/mul.py", "Reduce/sum.py"], rows
+assert open(sys.argv[2]).read().split() == ["Math/mul", "Reduce/sum"]
+lines = rows[1]["predict"].split("\n")
+assert lines[0].startswith("// bench/eval_real.sh: the task's reference"), lines
+assert lines[1:] == ["// @kbx launch k<<<1, 32>>>(x, y)", "// @kbx launch exact<<<1, 32>>>(x, e)", ""], lines
+PY
+[ $? -eq 0 ] && ok "the slice's references, each a new image with every launch timed" || { no "PICK=reference"; sed 's/^/# /' "$tmp/check"; }
+KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o4" --shard 0/2 >"$tmp/out" 2>&1
+[ $? -eq 2 ] && ok "--shard among the options is refused (the golden sweep would run other tasks)" || no "--shard refused"
+contains "$tmp/out" "use SHARD=I/N" "and the refusal says what to do"
+SHARD=2/2 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o5" >"$tmp/out" 2>&1
+[ $? -ne 0 ] && contains "$tmp/out" "SHARD I/N with 0 <= I < N" "a bad SHARD is refused" || no "bad SHARD refused"
 
 # GOLDEN=0: no golden sweep, no ratio
 GOLDEN=0 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o2" >"$tmp/out" 2>&1
