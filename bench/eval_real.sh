@@ -153,6 +153,21 @@ if golden:
     print(f"golden sweep: {len(golden['tasks'])} tasks, wall {golden['wall_s']:.1f} s"
           + (f" ({len(bad)} failed: {', '.join(bad[:5])})" if bad else ""))
     print(f"ratio: kbx eval / golden sweep = {wall / golden['wall_s']:.2f}")
+    # kbx's own cost apart from the candidates' speed and the kept timings: the items' seconds
+    # against the golden sweep's seconds for the same tasks, by class of item (passed items whose
+    # task the golden sweep timed; "near PyTorch": the candidate's ms, summed over rows, within 2x)
+    gold = golden["tasks"]
+    timed = [i for i in items if i.get("exe") and i.get("task") in gold and not gold[i["task"]].get("error")]
+    near = [i for i in timed if 0 < (i.get("ms") or 0) <= 2 * (i.get("golden_ms") or 0)]
+    rows = lambda i: len(gold[i["task"]].get("rows") or [])
+    for name, sel in (("passed, timed by both", timed), ("near PyTorch", near),
+                      ("near PyTorch, every row's reference timing kept",
+                       [i for i in near if rows(i) and (i.get("ref_kept_rows") or 0) >= rows(i)]),
+                      ("near PyTorch, none kept", [i for i in near if not i.get("ref_kept_rows")])):
+        k = sum(i.get("seconds") or 0 for i in sel)
+        gs = sum(gold[i["task"]]["seconds"] for i in sel)
+        print(f"by class: {name}: {len(sel)} items, kbx {k:.1f} s, golden {gs:.1f} s"
+              + (f", {k / gs:.2f}x" if gs > 0 else ""))
 print(f"{'category':20s} {'kbx eval s':>11s} {'golden s':>9s}")
 for cat in sorted(set(cat_eval) | set(cat_gold)):
     print(f"{cat:20s} {cat_eval.get(cat, 0):11.1f} {cat_gold.get(cat, 0):9.1f}")

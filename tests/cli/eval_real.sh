@@ -81,8 +81,21 @@ contains "$r" "^reference timings kept from earlier runs \(doc/timing.md\): 3 pe
 contains "$r" "^  not passed: Reduce/sum: wrong perf row 3: 2 of 9 differ$" "an item that did not pass, with its message"
 contains "$r" "^golden sweep: 3 tasks, wall [0-9.]+ s \(3 failed: " "the golden sweep of the same tasks (none timed here)"
 contains "$r" "^ratio: kbx eval / golden sweep = [0-9.]+$" "the ratio"
+contains "$r" "^by class: passed, timed by both: 0 items, kbx 0.0 s, golden 0.0 s$" "by class: only tasks the golden sweep timed count"
+contains "$r" "^by class: near PyTorch, every row's reference timing kept: 0 items" "the class of kept timings is reported"
 contains "$r" "^Math +21.0 " "seconds per category"
 contains "$r" "^Reduce +12.0 " "for each category"
+
+# The classes against a golden sweep that timed every task (written beforehand; GOLDEN=0 keeps it):
+# Math/add has its 3 rows' reference timings kept, Math/mul none, Reduce/sum did not pass
+mkdir -p "$tmp/o6"
+echo '{"wall_s": 12.0, "tasks": {"Math/add": {"seconds": 5.0, "rows": [1, 1, 1]},
+ "Math/mul": {"seconds": 4.0, "rows": [1, 1]}, "Reduce/sum": {"seconds": 3.0, "rows": [1]}}}' >"$tmp/o6/golden.json"
+GOLDEN=0 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o6" >"$tmp/out" 2>&1
+r6="$tmp/o6/report.txt"
+contains "$r6" "^by class: passed, timed by both: 2 items, kbx 21.0 s, golden 9.0 s, 2.33x$" "by class: the passed items against their tasks' golden seconds"
+contains "$r6" "^by class: near PyTorch, every row's reference timing kept: 1 items, kbx 10.0 s, golden 5.0 s, 2.00x$" "the items whose every row's reference timing was kept"
+contains "$r6" "^by class: near PyTorch, none kept: 1 items, kbx 11.0 s, golden 4.0 s, 2.75x$" "and those with none kept"
 
 # SHARD: every second task of the sorted list, for kbx eval and the golden sweep alike;
 # PICK=reference: each task's reference, a comment line before it, its untimed launch timed
