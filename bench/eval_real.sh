@@ -32,7 +32,10 @@ case " $* " in *" --shard "*) echo "eval_real: use SHARD=I/N, not --shard (the g
 python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" "${PICK:-example}" "${SHARD:-0/1}" <<'PY'
 import json, os, sys
 root, dest, ids, pick, shard = sys.argv[1:]
-index, count = (int(v) for v in shard.split("/"))
+try:
+    index, count = (int(v) for v in shard.split("/"))
+except ValueError:
+    index, count = -1, 0
 if pick not in ("example", "reference") or not 0 <= index < count:
     sys.exit(f"eval_real: PICK must be example or reference, SHARD I/N with 0 <= I < N (got {pick}, {shard})")
 STAND_IN = "// bench/eval_real.sh: the task's reference, submitted as a candidate\n"
@@ -67,7 +70,7 @@ with open(dest, "w") as f, open(ids, "w") as t:
         if pick == "reference":
             # a reference may launch an untimed kernel (an exact result it is also judged
             # against); a candidate may not, so the stand-in's every launch is timed
-            text = STAND_IN + "\n".join(l[: -len(" untimed")] if l.startswith("// @kbx launch")
+            text = STAND_IN + "\n".join(l.rstrip()[: -len(" untimed")] if l.startswith("// @kbx launch")
                                         and l.rstrip().endswith(" untimed") else l
                                         for l in text.split("\n"))
         f.write(json.dumps({"file": f"{cat}/{name}.py", "predict": text}) + "\n")

@@ -15,7 +15,7 @@ for t in Math/add Math/mul Reduce/sum Reduce/max; do
 	mkdir -p "$tasks/$t/examples"
 	echo '// the reference' >"$tasks/$t/reference.cu"
 done
-printf '// @kbx launch k<<<1, 32>>>(x, y)\n// @kbx launch exact<<<1, 32>>>(x, e) untimed\n' >"$tasks/Reduce/sum/reference.cu"
+printf '// @kbx launch k<<<1, 32>>>(x, y)\n// @kbx launch exact<<<1, 32>>>(x, e) untimed \r\n' >"$tasks/Reduce/sum/reference.cu"
 printf '// @kbx expect wrong\n' >"$tasks/Math/add/examples/a_wrong.cu"
 printf '// @kbx expect pass\n// first passing\n' >"$tasks/Math/add/examples/b_pass.cu"
 printf '// @kbx expect pass\n// second passing\n' >"$tasks/Math/add/examples/c_pass.cu"
@@ -116,7 +116,9 @@ KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tm
 [ $? -eq 2 ] && ok "--shard among the options is refused (the golden sweep would run other tasks)" || no "--shard refused"
 contains "$tmp/out" "use SHARD=I/N" "and the refusal says what to do"
 SHARD=2/2 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o5" >"$tmp/out" 2>&1
-[ $? -ne 0 ] && contains "$tmp/out" "SHARD I/N with 0 <= I < N" "a bad SHARD is refused" || no "bad SHARD refused"
+[ $? -ne 0 ] && contains "$tmp/out" "SHARD I/N with 0 <= I < N" "a SHARD out of range is refused" || no "bad SHARD refused"
+SHARD=half KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o5" >"$tmp/out" 2>&1
+[ $? -ne 0 ] && contains "$tmp/out" "got example, half" "and one that is not I/N, with what was given" || no "SHARD=half refused"
 
 # GOLDEN=0: no golden sweep, no ratio
 GOLDEN=0 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o2" >"$tmp/out" 2>&1
