@@ -24,6 +24,10 @@
  *   one core (before dense_min_pivot):  eig 512: 0.41 s  eig 1024: 3.45 s  eig 2048: 39.5 s
  *   dense_min_pivot on both cores:      eig 512: 0.30 s  eig 1024: 1.96 s  eig 2048: 17.3 s
  * On the H200 LinearAlgebra/eig spent 28.5 s verifying in one evaluation (2026-12-02, before).
+ * dense_gram_cols computes the upper triangle and mirrors it (the same numbers: max diff 0 against
+ * the full product): at n = 2048 3.5 s against 5.8 s for the full product, n = 1024 0.63 s against
+ * 0.82 s, on this machine while another build ran (2026-12-03); on the H200 LinearAlgebra/qr spent
+ * 31.4 s of host work verifying, most of it at n = 4096 (bench/eval_real.sh PICK=reference).
  * Build: make bench/verify_property
  */
 #include <math.h>

@@ -303,10 +303,11 @@ static void test_qr_large(void **state)
 }
 
 /* The blocked, threaded product against the plain triple loop, with partial blocks in every
- * dimension, an empty inner dimension and a single element. */
+ * dimension, an empty inner dimension and a single element; the Gram matrix too, exactly
+ * symmetric, at a size (1100 columns) where its tiles below the diagonal are skipped. */
 static void test_dense_products(void **state)
 {
-	static const long long sizes[][3] = { { 37, 300, 1100 }, { 1, 1, 1 }, { 5, 0, 3 }, { 16, 128, 512 }, { 0, 4, 4 } };
+	static const long long sizes[][3] = { { 37, 300, 1100 }, { 1, 1, 1 }, { 5, 0, 3 }, { 16, 128, 512 }, { 0, 4, 4 }, { 9, 1100, 3 } };
 	size_t t;
 
 	(void)state;
@@ -343,6 +344,7 @@ static void test_dense_products(void **state)
 				for (l = 0; l < m; l++)
 					want += a[l * k + i] * a[l * k + j];
 				assert_true(fabs(g[i * k + j] - want) <= 1e-12 * (1 + fabs(want)));
+				assert_true(g[i * k + j] == g[j * k + i]);
 			}
 		free(a);
 		free(b);
