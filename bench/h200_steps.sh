@@ -64,6 +64,12 @@ export KBX_TASKS=${KBX_TASKS:-$PWD/tasks} PYTHONUNBUFFERED=1
 t0=$(date +%s)
 el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 count() { echo "ok=$(grep -c '^ok' "$1") FAIL=$(grep -c '^FAIL' "$1")"; }
+sweep_slice() {  # SHARD NAME LIMIT: the sweep of one slice of the references (KBX_DB: its history)
+	timeout "$3" sh bench/sweep.sh "$kbx" "$r/$2" --shard "$1" >"$r/$2.txt" 2>&1
+	el "sweep $1 rc=$?"
+	head -4 "$r/$2/sweep.txt" 2>/dev/null
+	grep 'NOT PASS' "$r/$2/sweep.txt" 2>/dev/null | cut -c1-300
+}
 gpu_test() {  # LIMIT NAME SCRIPT [ENV...]
 	lim=$1 name=$2 script=$3
 	shift 3
@@ -122,10 +128,7 @@ B)
 	;;
 C)
 	for s in 0 1; do
-		timeout 290 sh bench/sweep.sh "$kbx" "$r/sw$s" --shard $s/2 >"$r/sw$s.txt" 2>&1
-		el "sweep $s/2 rc=$?"
-		head -4 "$r/sw$s/sweep.txt" 2>/dev/null
-		grep 'NOT PASS' "$r/sw$s/sweep.txt" 2>/dev/null | cut -c1-300
+		sweep_slice $s/2 "sw$s" 290
 	done
 	;;
 D)
@@ -245,20 +248,14 @@ W)
 	[ "${ADV:-0}" = 1 ] && gpu_test 150 adversarial tests/adversarial/gpu.sh && el "adversarial $(count "$r/adversarial.txt")"
 	for shard in ${SHARDS:-}; do
 		n=$(echo "$shard" | tr / _)
-		if [ "${PRIME:-0}" = 1 ]; then
-			KBX_DB="$hist" timeout "${PRIME_LIMIT:-250}" sh bench/sweep.sh "$kbx" "$r/sw_$n" --shard "$shard" \
-				>"$r/sw_$n.txt" 2>&1
-			el "sweep $shard rc=$?"
-			head -4 "$r/sw_$n/sweep.txt" 2>/dev/null
-			grep 'NOT PASS' "$r/sw_$n/sweep.txt" 2>/dev/null | cut -c1-300
-		fi
+		[ "${PRIME:-0}" = 1 ] && KBX_DB="$hist" sweep_slice "$shard" "sw_$n" "${PRIME_LIMIT:-250}"
 		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$n" ${EVAL_OPTS:-} \
 			>"$r/er_$n.txt" 2>&1
 		el "eval_real $shard rc=$?"
 		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|golden|ratio)' \
 			"$r/er_$n.txt" | cut -c1-400
 	done
-	python3 -c 'import sqlite3, sys
+	[ -f "$hist" ] && python3 -c 'import sqlite3, sys
 src = sqlite3.connect(sys.argv[1])
 src.execute("VACUUM INTO ?", (sys.argv[2],))
 c = sqlite3.connect(sys.argv[2])
