@@ -29,8 +29,11 @@
  * tasks/include). */
 const char *devgen_source(void);
 
-/* Whether the GPU generator covers g for dtype dt (the elementwise generators but values and
- * special; not spd and diagdom). */
+/* Whether the GPU generator covers g for dtype dt: every generator but values and special. The
+ * matrix generators (spd, diagdom, symmetric) take the shape, as gen_fill does: diagdom and
+ * symmetric are elementwise; spd draws each matrix's B into a scratch buffer of doubles (at most
+ * 256 MiB, or one matrix) and sums B B^T in the host's order, so it gives the host's bits but
+ * where B's randn does not (its last bits, above). */
 int devgen_supports(const struct gen_spec *g, enum dtype dt);
 
 struct devgen;
@@ -38,11 +41,12 @@ struct devgen;
 enum kbx_status devgen_open(struct gpu *g, const void *image, struct devgen **out);
 void devgen_close(struct devgen *d);
 
-/* Fill n elements of dtype dt at dst, as gen_fill would with this key (asynchronous). */
+/* Fill n elements of dtype dt and this shape at dst, as gen_fill would with this key
+ * (asynchronous, but spd, which synchronises to free its scratch). */
 enum kbx_status devgen_fill(struct devgen *d, const struct gen_spec *g, enum dtype dt, gpu_ptr dst, size_t n,
-			    uint64_t key);
+			    const long long *shape, int ndim, uint64_t key);
 /* Whether the n elements at buf still hold what devgen_fill wrote (synchronises). */
 enum kbx_status devgen_check(struct devgen *d, const struct gen_spec *g, enum dtype dt, gpu_ptr buf, size_t n,
-			     uint64_t key, int *differs);
+			     const long long *shape, int ndim, uint64_t key, int *differs);
 
 #endif

@@ -531,8 +531,8 @@ enum kbx_status engine_device_fill(struct run *r, const struct case_ctx *c, cons
 		return st;
 	key = gen_key(r->o->seed, r->t->id, c->dev_key, b->arg->name);
 	if (check)
-		st = devgen_check(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, key, differs);
-	else if (!(st = devgen_fill(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, key)))
+		st = devgen_check(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, b->shape, b->ndim, key, differs);
+	else if (!(st = devgen_fill(r->devgen, &g, b->arg->dtype, d->ptr, b->numel, b->shape, b->ndim, key)))
 		st = gpu_sync(r->gpu);
 	gen_spec_free(&g);
 	/* drawing is input generation; the check is part of verifying (the split's remainder) */

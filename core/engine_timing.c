@@ -96,7 +96,8 @@ static enum kbx_status timing_input(struct run *r, const struct case_ctx *c, con
 		return gpu_copy(r->gpu, to->ptr, from->ptr, to->bytes);
 	}
 	snprintf(key, sizeof(key), "%s-set%d", c->dev_key, k);
-	st = devgen_fill(r->devgen, &g, b->arg->dtype, to->ptr, b->numel, gen_key(r->o->seed, r->t->id, key, b->arg->name));
+	st = devgen_fill(r->devgen, &g, b->arg->dtype, to->ptr, b->numel, b->shape, b->ndim,
+			 gen_key(r->o->seed, r->t->id, key, b->arg->name));
 	gen_spec_free(&g);
 	return st;
 }

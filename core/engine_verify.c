@@ -995,6 +995,81 @@ enum kbx_status engine_check_determinism(struct run *r, struct case_ctx *c, void
 
 #define KS_MAX_SAMPLES ((size_t)1 << 22)
 
+/* The moments of an output of up to 2^27 values, spread over the cores: blocks of DIST_BLOCK
+ * values, each block's sums kept apart and added in block order, so that the result does not
+ * depend on how many threads ran. */
+#define DIST_BLOCK ((size_t)1 << 16)
+
+struct dist_job {
+	enum dtype dt;
+	const void *a, *other;  /* other: the run with another seed (NULL: not compared) */
+	size_t n;
+	double mean;            /* pass 2: the mean, for the squared deviations */
+	int pass;
+	double *sum;            /* per block: pass 1 the values, pass 2 the squared deviations */
+	size_t *outside, *differ;
+};
+
+static void dist_blocks_cb(void *arg, size_t lo, size_t hi)
+{
+	struct dist_job *job = arg;
+	size_t blk, k;
+
+	for (blk = lo; blk < hi; blk++) {
+		size_t k0 = blk * DIST_BLOCK, k1 = job->n - k0 < DIST_BLOCK ? job->n : k0 + DIST_BLOCK;
+		size_t outside = 0, differ = 0;
+		double s = 0;
+
+		for (k = k0; k < k1; k++) {
+			double x = dtype_get(job->dt, job->a, k, 0);
+
+			if (job->pass == 2) {
+				s += (x - job->mean) * (x - job->mean);
+				continue;
+			}
+			if (!(x >= 0 && x < 1))
+				outside++;
+			s += x;
+			if (job->other && dtype_get(job->dt, job->other, k, 0) != x)
+				differ++;
+		}
+		job->sum[blk] = s;
+		if (job->pass == 1)
+			job->outside[blk] = outside, job->differ[blk] = differ;
+	}
+}
+
+static void dist_moments(enum dtype dt, const void *a, const void *other, size_t n, double *mean, double *var,
+			 size_t *outside, size_t *differ)
+{
+	size_t nblk = (n + DIST_BLOCK - 1) / DIST_BLOCK, blk;
+	struct dist_job job = { dt, a, other, n, 0, 1, NULL, NULL, NULL };
+
+	*mean = *var = 0;
+	*outside = *differ = 0;
+	if (!n)
+		return;
+	job.sum = xcalloc(nblk, sizeof(*job.sum));
+	job.outside = xcalloc(nblk, sizeof(*job.outside));
+	job.differ = xcalloc(nblk, sizeof(*job.differ));
+	parallel_for(nblk, 1, dist_blocks_cb, &job);
+	for (blk = 0; blk < nblk; blk++) {
+		*mean += job.sum[blk];
+		*outside += job.outside[blk];
+		*differ += job.differ[blk];
+	}
+	*mean /= (double)n;
+	job.mean = *mean;
+	job.pass = 2;
+	parallel_for(nblk, 1, dist_blocks_cb, &job);
+	for (blk = 0; blk < nblk; blk++)
+		*var += job.sum[blk];
+	*var /= n > 1 ? (double)(n - 1) : 1.0;
+	free(job.sum);
+	free(job.outside);
+	free(job.differ);
+}
+
 static double z_limit(void)
 {
 	return 4.8916;  /* two-sided normal quantile at 1e-6 */
@@ -1057,37 +1132,23 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 			goto out;
 	}
 	{
-		size_t n = ob->numel, k, outside = 0;
-		double *xs = xmalloc((n ? n : 1) * sizeof(*xs)), mean = 0, var = 0, p = 1, z, zv;
+		size_t n = ob->numel, outside = 0, differ = 0;
+		double mean = 0, var = 0, p = 1, z, zv;
 		struct sbuf msg = SBUF_INIT;
-		size_t differ = 0;
 
-		for (k = 0; k < n; k++) {
-			xs[k] = dtype_get(ob->arg->dtype, a[oi], k, 0);
-			if (!(xs[k] >= 0 && xs[k] < 1))
-				outside++;
-			mean += xs[k];
-			if (!host && dtype_get(ob->arg->dtype, d[oi], k, 0) != xs[k])
-				differ++;
-		}
-		if (n) {
-			mean /= (double)n;
-			for (k = 0; k < n; k++)
-				var += (xs[k] - mean) * (xs[k] - mean);
-			var /= n > 1 ? (double)(n - 1) : 1.0;
-		}
+		dist_moments(ob->arg->dtype, a[oi], host ? NULL : d[oi], n, &mean, &var, &outside, &differ);
 		z = n ? fabs(mean - 0.5) / sqrt(1.0 / 12.0 / (double)n) : 0;
 		zv = n > 1 ? fabs(var - 1.0 / 12.0) / sqrt((1.0 / 80.0 - 1.0 / 144.0) / (double)n) : 0;
-		if (n > KS_MAX_SAMPLES) {
-			/* Sorting 10^8 values for one statistic costs seconds: test an evenly strided sample
-			 * (every value still counts for range, mean and variance above). */
-			size_t stride = n / KS_MAX_SAMPLES, m = 0;
+		if (n >= 2) {
+			/* Sorting 10^8 values for one statistic costs seconds: above KS_MAX_SAMPLES, test
+			 * an evenly strided sample (every value still counts for range, mean and variance) */
+			size_t stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1, m = 0, k;
+			double *xs = xmalloc((n / stride + 1) * sizeof(*xs));
 
 			for (k = 0; k < n && m < KS_MAX_SAMPLES; k += stride)
-				xs[m++] = xs[k];
+				xs[m++] = dtype_get(ob->arg->dtype, a[oi], k, 0);
 			stats_ks_uniform(xs, m, &p);
-		} else if (n >= 2) {
-			stats_ks_uniform(xs, n, &p);
+			free(xs);
 		}
 		if (outside)
 			sbuf_addf(&msg, "%zu of %zu values outside [0, 1)", outside, n);
@@ -1112,7 +1173,6 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 			cr->message = sbuf_detach(&msg);
 		}
 		sbuf_release(&msg);
-		free(xs);
 	}
 out:
 	engine_host_free(a, c->pb.nbufs);

@@ -2,7 +2,8 @@
  * Tests for core/devgen.c: the GPU input generator compiles (NVRTC, no GPU needed) without a
  * warning, covers the generators it says it does, and, where a CUDA device is present, draws
  * what the host draws (inputs.c gen_fill; randn and outlier in f64 to within 4 ulp, the last bits
- * of log and cos) and finds a modified element.
+ * of log and cos; the matrix generators spd, diagdom and symmetric on batched shapes) and finds a
+ * modified element.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -62,7 +63,8 @@ static void test_supports(void **state)
 {
 	static const char *const yes[] = { "randn", "randn * 3", "uniform(0, 1)", "outlier(0.001, 10)", "randint(0, 7)",
 					   "bool(0.5)", "zeros", "ones", "full(2.5)", "arange(1, 0.5)" };
-	static const char *const no[] = { "values(1, 2, 3)", "special", "spd", "diagdom(2)" };
+	static const char *const no[] = { "values(1, 2, 3)", "special" };
+	static const char *const matrices[] = { "spd", "spd(0.5)", "diagdom(2)", "symmetric", "symmetric(-1, 1)" };
 	struct gen_spec g;
 	size_t i;
 
@@ -78,6 +80,17 @@ static void test_supports(void **state)
 		if (gen_parse(no[i], &g))
 			fail_msg("%s: %s", no[i], kbx_last_error());
 		assert_false(devgen_supports(&g, DT_F32));
+		gen_spec_free(&g);
+	}
+	/* the matrix generators: real floats, as gen_check allows */
+	for (i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++) {
+		if (gen_parse(matrices[i], &g))
+			fail_msg("%s: %s", matrices[i], kbx_last_error());
+		assert_true(devgen_supports(&g, DT_F32));
+		assert_true(devgen_supports(&g, DT_F64));
+		assert_true(devgen_supports(&g, DT_BF16));
+		assert_false(devgen_supports(&g, DT_C64));
+		assert_false(devgen_supports(&g, DT_I32));
 		gen_spec_free(&g);
 	}
 }
@@ -125,7 +138,7 @@ static void test_device_matches_host(void **state)
 			}
 			assert_int_equal(gen_fill(&spec, dts[di], host, n, NULL, 0, key), KBX_OK);
 			assert_int_equal(gpu_alloc(g, bytes, &buf), KBX_OK);
-			assert_int_equal(devgen_fill(d, &spec, dts[di], buf, n, key), KBX_OK);
+			assert_int_equal(devgen_fill(d, &spec, dts[di], buf, n, NULL, 0, key), KBX_OK);
 			assert_int_equal(gpu_download(g, dev, buf, bytes), KBX_OK);
 			for (i = 0; i < bytes / es; i++) {
 				if (!memcmp(host + i * es, dev + i * es, es))
@@ -149,12 +162,12 @@ static void test_device_matches_host(void **state)
 				fail_msg("%s as %s: %zu of %zu elements differ from the host's", gens[gi], dtype_name(dts[di]),
 					 diff, bytes / es);
 			}
-			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, key, &differs), KBX_OK);
+			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, NULL, 0, key, &differs), KBX_OK);
 			assert_int_equal(differs, 0);
 			/* one element changed, near the end */
 			dev[bytes - es] ^= 0x5A;
 			assert_int_equal(gpu_upload(g, buf, dev, bytes), KBX_OK);
-			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, key, &differs), KBX_OK);
+			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, NULL, 0, key, &differs), KBX_OK);
 			assert_int_equal(differs, 1);
 			gpu_free(g, buf);
 			gen_spec_free(&spec);
@@ -168,12 +181,102 @@ static void test_device_matches_host(void **state)
 	gpu_close(g);
 }
 
+/* On a GPU: the matrix generators against the host's, on shapes with several matrices, sizes that
+ * are not a multiple of the tile and (spd) more matrices than one chunk of the scratch holds.
+ * symmetric gives the host's bits; diagdom and spd go through randn, whose f64 last bits may
+ * differ (test_device_matches_host): in f64 within a relative 1e-12, rounded to a narrower dtype
+ * at most 1 ulp apart in a rare element. The device's spd and symmetric are exactly symmetric,
+ * and devgen_check finds one changed element. */
+static void test_device_matrices(void **state)
+{
+	static const char *const gens[] = { "spd(0.5)", "diagdom(1)", "symmetric(-2, 3)" };
+	static const enum dtype dts[] = { DT_F32, DT_F64, DT_F16, DT_BF16 };
+	static const long long shapes[][3] = { { 3, 70, 70 }, { 1, 200, 200 }, { 70000, 8, 8 } };
+	struct nvrtc_output out;
+	struct gpu *g = NULL;
+	struct devgen *d = NULL;
+	int count = 0;
+
+	(void)state;
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
+	if (devgen_open(g, out.cubin, &d))
+		fail_msg("devgen_open: %s", kbx_last_error());
+	nvrtc_output_free(&out);
+	for (size_t gi = 0; gi < sizeof(gens) / sizeof(gens[0]); gi++)
+		for (size_t di = 0; di < sizeof(dts) / sizeof(dts[0]); di++)
+			for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+				const long long *shape = shapes[si];
+				size_t m = (size_t)shape[2], n = (size_t)shape[0] * m * m, es = dtype_size(dts[di]);
+				size_t bytes = n * es, diff = 0, i;
+				unsigned char *host, *dev;
+				uint64_t key = 0xfeedface12345678ULL + gi * 977 + di * 31 + si;
+				struct gen_spec spec;
+				gpu_ptr buf;
+				int differs = -1;
+
+				/* the many small matrices: spd in f32 only (its chunks are what they test) */
+				if (si == 2 && (gi != 0 || dts[di] != DT_F32))
+					continue;
+				host = malloc(bytes);
+				dev = malloc(bytes);
+				assert_non_null(host);
+				assert_non_null(dev);
+				assert_int_equal(gen_parse(gens[gi], &spec), KBX_OK);
+				assert_int_equal(gen_fill(&spec, dts[di], host, n, shape, 3, key), KBX_OK);
+				assert_int_equal(gpu_alloc(g, bytes, &buf), KBX_OK);
+				if (devgen_fill(d, &spec, dts[di], buf, n, shape, 3, key))
+					fail_msg("%s: %s", gens[gi], kbx_last_error());
+				assert_int_equal(gpu_download(g, dev, buf, bytes), KBX_OK);
+				for (i = 0; i < n; i++) {
+					double h = dtype_get(dts[di], host, i, 0), v = dtype_get(dts[di], dev, i, 0);
+					size_t in = i % (m * m), r = in / m, c = in % m;
+
+					if (spec.kind != GEN_DIAGDOM &&
+					    memcmp(dev + i * es, dev + (i - in + c * m + r) * es, es))
+						fail_msg("%s as %s: element (%zu, %zu) of matrix %zu is not its mirror's",
+							 gens[gi], dtype_name(dts[di]), r, c, i / (m * m));
+					if (!memcmp(host + i * es, dev + i * es, es))
+						continue;
+					diff++;
+					if (spec.kind == GEN_SYMMETRIC ||
+					    (dts[di] == DT_F64 ? fabs(v - h) > 1e-12 * (1 + fabs(h))
+							       : dtype_ulp_distance(dts[di], h, v) > 1))
+						fail_msg("%s as %s, shape [%lld, %lld, %lld]: element %zu is %.17g on the host, "
+							 "%.17g on the device", gens[gi], dtype_name(dts[di]), shape[0],
+							 shape[1], shape[2], i, h, v);
+				}
+				if (dts[di] != DT_F64 && diff > n / (1 << 16) + 2)
+					fail_msg("%s as %s: %zu of %zu elements differ from the host's", gens[gi],
+						 dtype_name(dts[di]), diff, n);
+				print_message("%s as %s [%lld, %lld, %lld]: %zu of %zu elements differ from the host's\n",
+					      gens[gi], dtype_name(dts[di]), shape[0], shape[1], shape[2], diff, n);
+				assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, shape, 3, key, &differs), KBX_OK);
+				assert_int_equal(differs, 0);
+				/* one element changed, in the last matrix */
+				dev[bytes - 3 * es] ^= 0x21;
+				assert_int_equal(gpu_upload(g, buf, dev, bytes), KBX_OK);
+				assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, shape, 3, key, &differs), KBX_OK);
+				assert_int_equal(differs, 1);
+				gpu_free(g, buf);
+				gen_spec_free(&spec);
+				free(host);
+				free(dev);
+				count++;
+			}
+	print_message("device and host matrix generators agree on %d cases\n", count);
+	devgen_close(d);
+	gpu_close(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compiles),
 		cmocka_unit_test(test_supports),
 		cmocka_unit_test(test_device_matches_host),
+		cmocka_unit_test(test_device_matrices),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
