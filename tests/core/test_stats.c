@@ -216,6 +216,52 @@ static void test_ks_uniform_vs_skewed(void **state)
 	assert_near(p, 1, 1e-9);
 }
 
+/* D by the definition, on a copy sorted with qsort: what stats_ks_uniform's bucket sort must
+ * reproduce exactly. */
+static double ks_by_qsort(const double *xs, size_t n)
+{
+	double *s = malloc(n * sizeof(*s)), d = 0;
+
+	assert_non_null(s);
+	memcpy(s, xs, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	for (size_t i = 0; i < n; i++) {
+		double f = s[i] < 0 ? 0 : s[i] > 1 ? 1 : s[i];
+
+		d = fmax(d, fmax((double)(i + 1) / (double)n - f, f - (double)i / (double)n));
+	}
+	free(s);
+	return d;
+}
+
+/* The bucket sort behind stats_ks_uniform orders as qsort does on what a generator gets wrong:
+ * values below 0 and above 1, infinities, signed zeros, ties, everything in one bucket (sorted by
+ * qsort there), a descending run, values at the buckets' edges. */
+static void test_ks_sort_matches_qsort(void **state)
+{
+	enum { N = 5000 };
+	static double xs[N];
+	double p;
+
+	(void)state;
+	for (int shape = 0; shape < 7; shape++) {
+		for (int i = 0; i < N; i++) {
+			double u = unit();
+
+			switch (shape) {
+			case 0: xs[i] = 3 * u - 1; break;                            /* -1 .. 2 */
+			case 1: xs[i] = i % 7 == 0 ? (i % 2 ? -0.0 : 0.0) : floor(u * 10) / 10; break;  /* ties */
+			case 2: xs[i] = 1e-9 * u; break;                             /* one bucket */
+			case 3: xs[i] = (double)(N - i) / N; break;                  /* descending, edges */
+			case 4: xs[i] = i % 3 == 0 ? INFINITY : i % 3 == 1 ? -INFINITY : u; break;
+			case 5: xs[i] = u < 0.5 ? 0.5 - 1e-12 * u : u; break;         /* a crowded middle */
+			default: xs[i] = nextafter(1.0, 0) * (i % 2) + u * 1e-300; break;
+			}
+		}
+		assert_near(stats_ks_uniform(xs, N, &p), ks_by_qsort(xs, N), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_usual_ratio),
 		cmocka_unit_test(test_ks_exact),
 		cmocka_unit_test(test_ks_uniform_vs_skewed),
+		cmocka_unit_test(test_ks_sort_matches_qsort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
