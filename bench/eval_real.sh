@@ -8,7 +8,9 @@
 # usage: bench/eval_real.sh KBX KERNELBENCHX_DIR OUT [kbx eval options]
 # Environment:
 #   PICK=example (default): each task's first `// @kbx expect pass` example, by name (often its
-#     plainest kernel: a former reference that a faster one replaced); PICK=reference: the task's
+#     plainest kernel: a former reference that a faster one replaced); PICK=fast: a passing
+#     `pass_fast_*` example where the task has one (the faster kernels that passed every case
+#     but stayed examples, doc/timing.md), else the first passing one; PICK=reference: the task's
 #     reference submitted as a candidate, with a comment line put before it so that its compiled
 #     image differs (-lineinfo): it is then checked at every case and perf row and timed as any
 #     candidate, at the reference's speed (kbx's own cost next to PyTorch-like kernels; a launch
@@ -36,8 +38,8 @@ try:
     index, count = (int(v) for v in shard.split("/"))
 except ValueError:
     index, count = -1, 0
-if pick not in ("example", "reference") or not 0 <= index < count:
-    sys.exit(f"eval_real: PICK must be example or reference, SHARD I/N with 0 <= I < N (got {pick}, {shard})")
+if pick not in ("example", "fast", "reference") or not 0 <= index < count:
+    sys.exit(f"eval_real: PICK must be example, fast or reference, SHARD I/N with 0 <= I < N (got {pick}, {shard})")
 STAND_IN = "// bench/eval_real.sh: the task's reference, submitted as a candidate\n"
 tasks = []
 for cat in sorted(os.listdir(root)):
@@ -56,12 +58,14 @@ with open(dest, "w") as f, open(ids, "w") as t:
             first = first if os.path.isfile(first) else None
         else:
             ex = os.path.join(root, cat, name, "examples")
+            passing = []
             for e in sorted(os.listdir(ex)) if os.path.isdir(ex) else []:
-                path = os.path.join(ex, e)
-                with open(path, errors="replace") as fh:
+                with open(os.path.join(ex, e), errors="replace") as fh:
                     if fh.readline().strip() == "// @kbx expect pass":
-                        first = path
-                        break
+                        passing.append(e)
+            if pick == "fast":
+                passing.sort(key=lambda e: not e.startswith("pass_fast_"))  # stable: by name within
+            first = os.path.join(ex, passing[0]) if passing else None
         if not first:
             missing += 1
             print(f"eval_real: {cat}/{name} has no passing {pick}")

@@ -97,6 +97,21 @@ contains "$r6" "^by class: passed, timed by both: 2 items, kbx 21.0 s, golden 9.
 contains "$r6" "^by class: near PyTorch, every row's reference timing kept: 1 items, kbx 10.0 s, golden 5.0 s, 2.00x$" "the items whose every row's reference timing was kept"
 contains "$r6" "^by class: near PyTorch, none kept: 1 items, kbx 11.0 s, golden 4.0 s, 2.75x$" "and those with none kept"
 
+# PICK=fast: a passing pass_fast_* example first, else the first passing one by name
+printf '// @kbx expect pass\n// the fast one\n' >"$tasks/Math/add/examples/pass_fast_tiled.cu"
+printf '// @kbx expect wrong\n' >"$tasks/Math/mul/examples/pass_fast_but_wrong.cu"
+GOLDEN=0 PICK=fast KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o7" >"$tmp/out" 2>&1
+contains "$tmp/out" "3 tasks \(shard 0/1\) with a passing fast, 1 without" "PICK=fast is said"
+python3 - "$tmp/o7/pred.jsonl" >"$tmp/check" 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["file"] for r in rows] == ["Math/add.py", "Math/mul.py", "Reduce/sum.py"], rows
+assert "the fast one" in rows[0]["predict"], rows[0]
+assert rows[1]["predict"] == "// @kbx expect pass\n", rows[1]
+PY
+[ $? -eq 0 ] && ok "PICK=fast: the passing pass_fast_ example, else the first passing one" || { no "PICK=fast"; sed 's/^/# /' "$tmp/check"; }
+rm "$tasks/Math/add/examples/pass_fast_tiled.cu" "$tasks/Math/mul/examples/pass_fast_but_wrong.cu"
+
 # SHARD: every second task of the sorted list, for kbx eval and the golden sweep alike;
 # PICK=reference: each task's reference, a comment line before it, its untimed launch timed
 GOLDEN=0 SHARD=1/2 PICK=reference KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o3" \
