@@ -28,6 +28,11 @@
  * the full product): at n = 2048 3.5 s against 5.8 s for the full product, n = 1024 0.63 s against
  * 0.82 s, on this machine while another build ran (2026-12-03); on the H200 LinearAlgebra/qr spent
  * 31.4 s of host work verifying, most of it at n = 4096 (bench/eval_real.sh PICK=reference).
+ * On the H200's host (16 cores, 2026-12-03, portable code): qr 1024 0.13 s, qr 2048 0.82 s, svd
+ * 2048 1.24 s, eig 2048 4.83 s; and kbx still spent 25.6 s verifying qr's 9 perf rows (two checks
+ * a row: before timing and on fresh inputs after). With the AVX2/FMA products (core/dense.c) on
+ * the 2-core development machine the same day: qr 1024 1.16 -> 0.22 s, qr 2048 ~10 -> 1.39 s,
+ * svd 2048 -> 1.99 s (dense_matmul alone 4 -> 23-30 GFLOP/s); not yet measured on the device.
  * Build: make bench/verify_property
  */
 #include <math.h>

@@ -106,6 +106,116 @@ static void matmul_rows(void *arg, size_t lo, size_t hi)
 	}
 }
 
+/* ---- the same product with AVX2 and FMA (x86-64, chosen at run time) -------------------------
+ *
+ * On a CPU that has them, each task takes FMA_ROWS rows of c, copies each BLOCK_K x BLOCK_N tile
+ * of b into panels of 8 columns (each panel's rows contiguous), and keeps 4 x 8 blocks of c in
+ * eight 256-bit registers while it runs down a panel: two loads of b and four of a for eight fused
+ * multiply-adds. About 6x the portable code on one core of the development machine (2026-12-03:
+ * 3.5 against 23 GFLOP/s at n = 2048). The sums are fused (one rounding a step instead of two):
+ * the last bits differ from the portable code's; the checks built on them have tolerances far
+ * above that, and the Gram matrix is mirrored either way. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DENSE_FMA 1
+#define FMA_ROWS 64
+#define PANEL 8
+
+/* c[0..4, 0..8] += a[0..4, 0..kk] * q[kk x 8] (rows of c ldc apart, of a lda apart) */
+__attribute__((target("avx2,fma"))) static void block4x8_fma(double *c, long long ldc, const double *a, long long lda,
+								 const double *q, long long kk)
+{
+	const double *a0 = a, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+	vec4 c00, c01, c10, c11, c20, c21, c30, c31, b0, b1;
+	long long l;
+
+	memcpy(&c00, c, sizeof(vec4));
+	memcpy(&c01, c + 4, sizeof(vec4));
+	memcpy(&c10, c + ldc, sizeof(vec4));
+	memcpy(&c11, c + ldc + 4, sizeof(vec4));
+	memcpy(&c20, c + 2 * ldc, sizeof(vec4));
+	memcpy(&c21, c + 2 * ldc + 4, sizeof(vec4));
+	memcpy(&c30, c + 3 * ldc, sizeof(vec4));
+	memcpy(&c31, c + 3 * ldc + 4, sizeof(vec4));
+	for (l = 0; l < kk; l++) {
+		double x0 = a0[l], x1 = a1[l], x2 = a2[l], x3 = a3[l];
+
+		memcpy(&b0, q + l * PANEL, sizeof(vec4));
+		memcpy(&b1, q + l * PANEL + 4, sizeof(vec4));
+		c00 += x0 * b0; c01 += x0 * b1;
+		c10 += x1 * b0; c11 += x1 * b1;
+		c20 += x2 * b0; c21 += x2 * b1;
+		c30 += x3 * b0; c31 += x3 * b1;
+	}
+	memcpy(c, &c00, sizeof(vec4));
+	memcpy(c + 4, &c01, sizeof(vec4));
+	memcpy(c + ldc, &c10, sizeof(vec4));
+	memcpy(c + ldc + 4, &c11, sizeof(vec4));
+	memcpy(c + 2 * ldc, &c20, sizeof(vec4));
+	memcpy(c + 2 * ldc + 4, &c21, sizeof(vec4));
+	memcpy(c + 3 * ldc, &c30, sizeof(vec4));
+	memcpy(c + 3 * ldc + 4, &c31, sizeof(vec4));
+}
+
+__attribute__((target("avx2,fma"))) static void matmul_rows_fma(void *arg, size_t lo, size_t hi)
+{
+	const struct matmul_job *j = arg;
+	size_t nblk = (size_t)((j->m + FMA_ROWS - 1) / FMA_ROWS), blk;
+	double *pk = xmalloc((size_t)BLOCK_K * BLOCK_N * sizeof(double));
+
+	for (blk = lo; blk < hi; blk++) {
+		size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
+		long long i0 = (long long)b * FMA_ROWS, i1 = min_ll(i0 + FMA_ROWS, j->m), i, x, k0, n0, r, p, l;
+
+		memset(j->c + i0 * j->n, 0, (size_t)((i1 - i0) * j->n) * sizeof(double));
+		for (k0 = 0; k0 < j->k; k0 += BLOCK_K) {
+			long long k1 = min_ll(k0 + BLOCK_K, j->k), kk = k1 - k0;
+
+			for (n0 = 0; n0 < j->n; n0 += BLOCK_N) {
+				long long n1 = min_ll(n0 + BLOCK_N, j->n), npan = (n1 - n0) / PANEL, n8 = n0 + npan * PANEL;
+
+				if (j->upper && n1 <= i0)
+					continue;   /* wholly below the diagonal: mirrored afterwards */
+				for (p = 0; p < npan; p++)
+					for (l = 0; l < kk; l++)
+						memcpy(pk + (p * kk + l) * PANEL, j->b + (k0 + l) * j->n + n0 + p * PANEL,
+						       PANEL * sizeof(double));
+				for (i = i0; i + 4 <= i1; i += 4) {
+					for (p = 0; p < npan; p++)
+						block4x8_fma(j->c + i * j->n + n0 + p * PANEL, j->n, j->a + i * j->k + k0, j->k,
+							     pk + p * kk * PANEL, kk);
+					for (x = n8; x < n1; x++)
+						for (r = 0; r < 4; r++)
+							block1(j, i + r, x, k0, k1);
+				}
+				for (; i < i1; i++)
+					for (x = n0; x < n1; x++)
+						block1(j, i, x, k0, k1);
+			}
+		}
+	}
+	free(pk);
+}
+
+static int have_fma(void)
+{
+	static int known = -1;
+
+	/* a race here writes the same answer twice */
+	if (known < 0) {
+		__builtin_cpu_init();
+		known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	}
+	return known;
+}
+#endif
+
+static int portable_only;
+
+void dense_use_portable(int on)
+{
+	portable_only = on;
+}
+
 static void matmul(double *c, const double *a, const double *b, long long m, long long k, long long n, int upper)
 {
 	struct matmul_job j = { c, a, b, m, k, n, upper };
@@ -116,6 +226,12 @@ static void matmul(double *c, const double *a, const double *b, long long m, lon
 		memset(c, 0, (size_t)(m * n) * sizeof(double));
 		return;
 	}
+#ifdef DENSE_FMA
+	if (!portable_only && have_fma()) {
+		parallel_for((size_t)((m + FMA_ROWS - 1) / FMA_ROWS), 1, matmul_rows_fma, &j);
+		return;
+	}
+#endif
 	parallel_for((size_t)((m + BLOCK_ROWS - 1) / BLOCK_ROWS), 1, matmul_rows, &j);
 }
 

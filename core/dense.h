@@ -16,6 +16,10 @@ void dense_matmul(double *c, const double *a, const double *b, long long m, long
 /* c[n x n] = a^T a for a[m x n] row-major (the Gram matrix of a's columns). */
 void dense_gram_cols(double *c, const double *a, long long m, long long n);
 
+/* Products (dense_matmul, dense_gram_cols) by the portable code even where the CPU has AVX2 and
+ * FMA (on = 1), as every CPU gets them (for tests that hold both paths against the plain loop). */
+void dense_use_portable(int on);
+
 /* The transpose of a[m x n] as a new [n x m] array (xmalloc'd). */
 double *dense_transpose(const double *a, long long m, long long n);
 

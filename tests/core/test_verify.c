@@ -302,56 +302,70 @@ static void test_qr_large(void **state)
 	fixture_free(f);
 }
 
-/* The blocked, threaded product against the plain triple loop, with partial blocks in every
- * dimension, an empty inner dimension and a single element; the Gram matrix too, exactly
- * symmetric, at a size (1100 columns) where its tiles below the diagonal are skipped. */
+/* The blocked, threaded product of m x k by k x n against the plain triple loop; the Gram matrix
+ * of the first factor too, exactly symmetric. */
+static void check_products(long long m, long long k, long long n)
+{
+	double *a = xmalloc((size_t)(m * k + 1) * sizeof(*a)), *b = xmalloc((size_t)(k * n + 1) * sizeof(*b));
+	double *c = xmalloc((size_t)(m * n + 1) * sizeof(*c)), *g = xmalloc((size_t)(k * k + 1) * sizeof(*g));
+	double *at;
+	long long i, j, l;
+
+	for (i = 0; i < m * k; i++)
+		a[i] = sin(0.7 * (double)i) * 3;
+	for (i = 0; i < k * n; i++)
+		b[i] = cos(1.3 * (double)i) - 0.2;
+	for (i = 0; i < m * n; i++)
+		c[i] = NAN;     /* every element must be written */
+	dense_matmul(c, a, b, m, k, n);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			double want = 0;
+
+			for (l = 0; l < k; l++)
+				want += a[i * k + l] * b[l * n + j];
+			if (!(fabs(c[i * n + j] - want) <= 1e-12 * (1 + fabs(want))))
+				fail_msg("[%lld x %lld] [%lld x %lld]: c[%lld, %lld] = %.17g, not %.17g", m, k, k, n, i, j,
+					 c[i * n + j], want);
+		}
+	at = dense_transpose(a, m, k);
+	for (i = 0; i < m; i++)
+		for (l = 0; l < k; l++)
+			assert_true(at[l * m + i] == a[i * k + l]);
+	dense_gram_cols(g, a, m, k);
+	for (i = 0; i < k; i++)
+		for (j = 0; j < k; j++) {
+			double want = 0;
+
+			for (l = 0; l < m; l++)
+				want += a[l * k + i] * a[l * k + j];
+			assert_true(fabs(g[i * k + j] - want) <= 1e-12 * (1 + fabs(want)));
+			assert_true(g[i * k + j] == g[j * k + i]);
+		}
+	free(a);
+	free(b);
+	free(c);
+	free(g);
+	free(at);
+}
+
+/* Partial blocks, panels and row groups in every dimension, an empty inner dimension, a single
+ * element, a Gram matrix whose tiles below the diagonal are skipped (1100 columns); by the AVX2
+ * and FMA code where this CPU has it, and by the portable code. */
 static void test_dense_products(void **state)
 {
-	static const long long sizes[][3] = { { 37, 300, 1100 }, { 1, 1, 1 }, { 5, 0, 3 }, { 16, 128, 512 }, { 0, 4, 4 }, { 9, 1100, 3 } };
+	static const long long sizes[][3] = { { 37, 300, 1100 }, { 1, 1, 1 }, { 5, 0, 3 }, { 16, 128, 512 }, { 0, 4, 4 },
+					      { 9, 1100, 3 }, { 130, 259, 1031 }, { 3, 7, 9 } };
 	size_t t;
+	int portable;
 
 	(void)state;
-	for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
-		long long m = sizes[t][0], k = sizes[t][1], n = sizes[t][2], i, j, l;
-		double *a = xmalloc((size_t)(m * k + 1) * sizeof(*a)), *b = xmalloc((size_t)(k * n + 1) * sizeof(*b));
-		double *c = xmalloc((size_t)(m * n + 1) * sizeof(*c)), *g = xmalloc((size_t)(k * k + 1) * sizeof(*g));
-		double *at;
-
-		for (i = 0; i < m * k; i++)
-			a[i] = sin(0.7 * (double)i) * 3;
-		for (i = 0; i < k * n; i++)
-			b[i] = cos(1.3 * (double)i) - 0.2;
-		for (i = 0; i < m * n; i++)
-			c[i] = NAN;     /* every element must be written */
-		dense_matmul(c, a, b, m, k, n);
-		for (i = 0; i < m; i++)
-			for (j = 0; j < n; j++) {
-				double want = 0;
-
-				for (l = 0; l < k; l++)
-					want += a[i * k + l] * b[l * n + j];
-				assert_true(fabs(c[i * n + j] - want) <= 1e-12 * (1 + fabs(want)));
-			}
-		at = dense_transpose(a, m, k);
-		for (i = 0; i < m; i++)
-			for (l = 0; l < k; l++)
-				assert_true(at[l * m + i] == a[i * k + l]);
-		dense_gram_cols(g, a, m, k);
-		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++) {
-				double want = 0;
-
-				for (l = 0; l < m; l++)
-					want += a[l * k + i] * a[l * k + j];
-				assert_true(fabs(g[i * k + j] - want) <= 1e-12 * (1 + fabs(want)));
-				assert_true(g[i * k + j] == g[j * k + i]);
-			}
-		free(a);
-		free(b);
-		free(c);
-		free(g);
-		free(at);
+	for (portable = 0; portable < 2; portable++) {
+		dense_use_portable(portable);
+		for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++)
+			check_products(sizes[t][0], sizes[t][1], sizes[t][2]);
 	}
+	dense_use_portable(0);
 }
 
 /* The pivoted Gram-Schmidt of dense_min_pivot, one step after another on one thread: what the
