@@ -69,6 +69,22 @@ static void block1(const struct matmul_job *j, long long i, long long x, long lo
 	j->c[i * j->n + x] = s;
 }
 
+/* What the blocks of rows i0..i1 (4 at a time from i0) and columns n0..nb did not cover, one
+ * element at a time: columns nb..n1 of those groups, and every column of the rows after them. */
+static void block_edges(const struct matmul_job *j, long long i0, long long i1, long long n0, long long nb,
+			long long n1, long long k0, long long k1)
+{
+	long long i, x, r;
+
+	for (i = i0; i + 4 <= i1; i += 4)
+		for (x = nb; x < n1; x++)
+			for (r = 0; r < 4; r++)
+				block1(j, i + r, x, k0, k1);
+	for (; i < i1; i++)
+		for (x = n0; x < n1; x++)
+			block1(j, i, x, k0, k1);
+}
+
 static void matmul_rows(void *arg, size_t lo, size_t hi)
 {
 	const struct matmul_job *j = arg;
@@ -79,7 +95,7 @@ static void matmul_rows(void *arg, size_t lo, size_t hi)
 		 * the triangle is about the same */
 		size_t nblk = (size_t)((j->m + BLOCK_ROWS - 1) / BLOCK_ROWS);
 		size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
-		long long i0 = (long long)b * BLOCK_ROWS, i1 = min_ll(i0 + BLOCK_ROWS, j->m), i, x, k0, n0, r;
+		long long i0 = (long long)b * BLOCK_ROWS, i1 = min_ll(i0 + BLOCK_ROWS, j->m), i, x, k0, n0;
 
 		memset(j->c + i0 * j->n, 0, (size_t)((i1 - i0) * j->n) * sizeof(double));
 		for (k0 = 0; k0 < j->k; k0 += BLOCK_K) {
@@ -91,16 +107,10 @@ static void matmul_rows(void *arg, size_t lo, size_t hi)
 				if (j->upper && n1 <= i0)
 					continue;   /* wholly below the diagonal: mirrored afterwards */
 
-				for (i = i0; i + 4 <= i1; i += 4) {
+				for (i = i0; i + 4 <= i1; i += 4)
 					for (x = n0; x < n4; x += 4)
 						block4x4(j, i, x, k0, k1);
-					for (x = n4; x < n1; x++)
-						for (r = 0; r < 4; r++)
-							block1(j, i + r, x, k0, k1);
-				}
-				for (; i < i1; i++)
-					for (x = n0; x < n1; x++)
-						block1(j, i, x, k0, k1);
+				block_edges(j, i0, i1, n0, n4, n1, k0, k1);
 			}
 		}
 	}
@@ -164,7 +174,7 @@ __attribute__((target("avx2,fma"))) static void matmul_rows_fma(void *arg, size_
 
 	for (blk = lo; blk < hi; blk++) {
 		size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
-		long long i0 = (long long)b * FMA_ROWS, i1 = min_ll(i0 + FMA_ROWS, j->m), i, x, k0, n0, r, p, l;
+		long long i0 = (long long)b * FMA_ROWS, i1 = min_ll(i0 + FMA_ROWS, j->m), i, k0, n0, p, l;
 
 		memset(j->c + i0 * j->n, 0, (size_t)((i1 - i0) * j->n) * sizeof(double));
 		for (k0 = 0; k0 < j->k; k0 += BLOCK_K) {
@@ -179,17 +189,11 @@ __attribute__((target("avx2,fma"))) static void matmul_rows_fma(void *arg, size_
 					for (l = 0; l < kk; l++)
 						memcpy(pk + (p * kk + l) * PANEL, j->b + (k0 + l) * j->n + n0 + p * PANEL,
 						       PANEL * sizeof(double));
-				for (i = i0; i + 4 <= i1; i += 4) {
+				for (i = i0; i + 4 <= i1; i += 4)
 					for (p = 0; p < npan; p++)
 						block4x8_fma(j->c + i * j->n + n0 + p * PANEL, j->n, j->a + i * j->k + k0, j->k,
 							     pk + p * kk * PANEL, kk);
-					for (x = n8; x < n1; x++)
-						for (r = 0; r < 4; r++)
-							block1(j, i + r, x, k0, k1);
-				}
-				for (; i < i1; i++)
-					for (x = n0; x < n1; x++)
-						block1(j, i, x, k0, k1);
+				block_edges(j, i0, i1, n0, n8, n1, k0, k1);
 			}
 		}
 	}

@@ -46,6 +46,36 @@ static int compile(int arch, struct nvrtc_output *out)
 	return 0;
 }
 
+/* The generator compiled for device 0 and loaded there; 0 when there is no GPU (or no NVRTC). */
+static int open_generator(struct gpu **g, struct devgen **d)
+{
+	struct nvrtc_output out;
+
+	if (!nvrtc_built() || gpu_open(0, g) != KBX_OK)
+		return 0;
+	compile(gpu_get_info(*g)->cc_major * 10 + gpu_get_info(*g)->cc_minor, &out);
+	if (devgen_open(*g, out.cubin, d))
+		fail_msg("devgen_open: %s", kbx_last_error());
+	nvrtc_output_free(&out);
+	return 1;
+}
+
+/* devgen_check finds buf (n elements, a copy of them in host) as drawn, then, with byte `at`
+ * changed, finds it changed. */
+static void check_finds_change(struct gpu *g, struct devgen *d, const struct gen_spec *spec, enum dtype dt,
+			       gpu_ptr buf, unsigned char *host, size_t n, const long long *shape, int ndim, uint64_t key,
+			       size_t at)
+{
+	int differs = -1;
+
+	assert_int_equal(devgen_check(d, spec, dt, buf, n, shape, ndim, key, &differs), KBX_OK);
+	assert_int_equal(differs, 0);
+	host[at] ^= 0x5A;
+	assert_int_equal(gpu_upload(g, buf, host, n * dtype_size(dt)), KBX_OK);
+	assert_int_equal(devgen_check(d, spec, dt, buf, n, shape, ndim, key, &differs), KBX_OK);
+	assert_int_equal(differs, 1);
+}
+
 static void test_compiles(void **state)
 {
 	struct nvrtc_output out;
@@ -105,18 +135,13 @@ static void test_device_matches_host(void **state)
 	static const enum dtype dts[] = { DT_F32, DT_F64, DT_F16, DT_BF16, DT_C64, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64,
 					  DT_BOOL };
 	const size_t n = (1 << 20) + 3;
-	struct nvrtc_output out;
 	struct gpu *g = NULL;
 	struct devgen *d = NULL;
 	int count = 0;
 
 	(void)state;
-	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+	if (!open_generator(&g, &d))
 		skip();
-	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
-	if (devgen_open(g, out.cubin, &d))
-		fail_msg("devgen_open: %s", kbx_last_error());
-	nvrtc_output_free(&out);
 	for (size_t gi = 0; gi < sizeof(gens) / sizeof(gens[0]); gi++) {
 		for (size_t di = 0; di < sizeof(dts) / sizeof(dts[0]); di++) {
 			struct gen_spec spec;
@@ -125,7 +150,6 @@ static void test_device_matches_host(void **state)
 			uint64_t key = 0x1234567890abcdefULL + gi * 131 + di;
 			size_t diff = 0, i;
 			gpu_ptr buf;
-			int differs = -1;
 
 			assert_non_null(host);
 			assert_non_null(dev);
@@ -162,13 +186,8 @@ static void test_device_matches_host(void **state)
 				fail_msg("%s as %s: %zu of %zu elements differ from the host's", gens[gi], dtype_name(dts[di]),
 					 diff, bytes / es);
 			}
-			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, NULL, 0, key, &differs), KBX_OK);
-			assert_int_equal(differs, 0);
 			/* one element changed, near the end */
-			dev[bytes - es] ^= 0x5A;
-			assert_int_equal(gpu_upload(g, buf, dev, bytes), KBX_OK);
-			assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, NULL, 0, key, &differs), KBX_OK);
-			assert_int_equal(differs, 1);
+			check_finds_change(g, d, &spec, dts[di], buf, dev, n, NULL, 0, key, bytes - es);
 			gpu_free(g, buf);
 			gen_spec_free(&spec);
 			free(host);
@@ -192,18 +211,13 @@ static void test_device_matrices(void **state)
 	static const char *const gens[] = { "spd(0.5)", "diagdom(1)", "symmetric(-2, 3)" };
 	static const enum dtype dts[] = { DT_F32, DT_F64, DT_F16, DT_BF16 };
 	static const long long shapes[][3] = { { 3, 70, 70 }, { 1, 200, 200 }, { 70000, 8, 8 } };
-	struct nvrtc_output out;
 	struct gpu *g = NULL;
 	struct devgen *d = NULL;
 	int count = 0;
 
 	(void)state;
-	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+	if (!open_generator(&g, &d))
 		skip();
-	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
-	if (devgen_open(g, out.cubin, &d))
-		fail_msg("devgen_open: %s", kbx_last_error());
-	nvrtc_output_free(&out);
 	for (size_t gi = 0; gi < sizeof(gens) / sizeof(gens[0]); gi++)
 		for (size_t di = 0; di < sizeof(dts) / sizeof(dts[0]); di++)
 			for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
@@ -214,7 +228,6 @@ static void test_device_matrices(void **state)
 				uint64_t key = 0xfeedface12345678ULL + gi * 977 + di * 31 + si;
 				struct gen_spec spec;
 				gpu_ptr buf;
-				int differs = -1;
 
 				/* the many small matrices: spd in f32 only (its chunks are what they test) */
 				if (si == 2 && (gi != 0 || dts[di] != DT_F32))
@@ -252,13 +265,8 @@ static void test_device_matrices(void **state)
 						 dtype_name(dts[di]), diff, n);
 				print_message("%s as %s [%lld, %lld, %lld]: %zu of %zu elements differ from the host's\n",
 					      gens[gi], dtype_name(dts[di]), shape[0], shape[1], shape[2], diff, n);
-				assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, shape, 3, key, &differs), KBX_OK);
-				assert_int_equal(differs, 0);
 				/* one element changed, in the last matrix */
-				dev[bytes - 3 * es] ^= 0x21;
-				assert_int_equal(gpu_upload(g, buf, dev, bytes), KBX_OK);
-				assert_int_equal(devgen_check(d, &spec, dts[di], buf, n, shape, 3, key, &differs), KBX_OK);
-				assert_int_equal(differs, 1);
+				check_finds_change(g, d, &spec, dts[di], buf, dev, n, shape, 3, key, bytes - 3 * es);
 				gpu_free(g, buf);
 				gen_spec_free(&spec);
 				free(host);
