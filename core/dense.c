@@ -200,16 +200,19 @@ __attribute__((target("avx2,fma"))) static void matmul_rows_fma(void *arg, size_
 	free(pk);
 }
 
+static pthread_once_t fma_once = PTHREAD_ONCE_INIT;
+static int fma_known;
+
+static void probe_fma(void)
+{
+	__builtin_cpu_init();
+	fma_known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
 static int have_fma(void)
 {
-	static int known = -1;
-
-	/* a race here writes the same answer twice */
-	if (known < 0) {
-		__builtin_cpu_init();
-		known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-	}
-	return known;
+	pthread_once(&fma_once, probe_fma);
+	return fma_known;
 }
 #endif
 
