@@ -50,7 +50,14 @@
 #      out); KEPT=.carry/kept.db stands in for HIST on a fresh machine, but a timing is kept for
 #      one GPU (its UUID is in the key): on another machine nothing is reused (2026-12-03), so
 #      prime and evaluate a slice in the same call (about 470 s for a slice of 1/3)
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W KBX KERNELBENCHX_DIR
+#   X  reference swaps tried on a copy of the catalogue: SWAPS="Cat/name:example.cu ..." (append
+#      ":stages" for a fused reference that keeps no stage buffers: swap_reference.py --stages);
+#      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
+#      references against PyTorch on every case) beside tests/gpu/check_task.sh of each (the new
+#      reference on every case and, PERF_ROWS=1 by default, every perf row; every example's
+#      announced verdict against it), JOBS at a time, TASK_LIMIT seconds each. What passes is
+#      swapped here afterwards, with the same command
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W|X KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
 # out in .carry/; KBX_TASKS defaults to ./tasks.
@@ -264,8 +271,40 @@ c.commit()
 c.execute("VACUUM")
 print("kept.db:", c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0], "reference timings")' "$hist" "$OUT/kept.db"
 	;;
+X)
+	# the catalogue copied, each swap of SWAPS made there by tools/swap_reference.py
+	tmp=$(mktemp -d)
+	cp -r "$KBX_TASKS" "$tmp/tasks"
+	ids=
+	for s in ${SWAPS:?SWAPS must list Cat/name:example.cu entries}; do
+		t=${s%%:*} rest=${s#*:}
+		ex=${rest%%:*} stages='' n=$(echo "$t" | tr / _)
+		[ "$rest" != "$ex" ] && stages=--stages
+		# shellcheck disable=SC2086 # $stages is empty or one word
+		if python3 tools/swap_reference.py --tasks "$tmp/tasks" $stages "$t" "$ex" >"$r/swap_$n.txt" 2>&1; then
+			ids="$ids $t"
+		else
+			el "swap $t refused:"
+			cut -c1-300 "$r/swap_$n.txt"
+		fi
+	done
+	# the PyTorch cross-check of the new references on every case, beside each swapped task's
+	# check_task.sh (the new reference on every case and perf row, each example's verdict)
+	# shellcheck disable=SC2086 # ids is a list of task ids by design
+	KBX_TASKS="$tmp/tasks" timeout "${XCHECK_LIMIT:-300}" python3 tools/crosscheck.py --kbx "$kbx" --kernelbenchx "$ref" \
+		--tasks "$tmp/tasks" --jobs 4 --only $ids --out "$r/xcheck.json" >"$r/xcheck.txt" 2>&1 &
+	# shellcheck disable=SC2086,SC2016 # the ids are words; the inner script expands its own arguments
+	printf '%s\n' $ids | KBX_TASKS="$tmp/tasks" KBX_GPU_PERF_ROWS=${PERF_ROWS:-1} xargs -P "${JOBS:-4}" -n 1 sh -c \
+		'timeout "$1" sh tests/gpu/check_task.sh "$2" "$3/$5" >"$4/check_$(echo "$5" | tr / _).txt" 2>&1' \
+		_ "${TASK_LIMIT:-240}" "$kbx" "$tmp/tasks" "$r"
+	wait
+	el "swaps checked:$ids"
+	tail -n 3 "$r/xcheck.txt" | cut -c1-300
+	grep -hE '^(ok|FAIL)' "$r"/check_*.txt | cut -c1-300
+	rm -rf "$tmp"
+	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W|X KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
