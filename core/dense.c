@@ -85,19 +85,28 @@ static void block_edges(const struct matmul_job *j, long long i0, long long i1, 
 			block1(j, i, x, k0, k1);
 }
 
+/* Task blk's rows [*i0, *i1) of c, `rows` a task, zeroed. For a Gram matrix (upper) the blocks
+ * are taken top and bottom in turn, so that each thread's share of the triangle is about the
+ * same. */
+static void start_rows(const struct matmul_job *j, size_t blk, long long rows, long long *i0, long long *i1)
+{
+	size_t nblk = (size_t)((j->m + rows - 1) / rows);
+	size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
+
+	*i0 = (long long)b * rows;
+	*i1 = min_ll(*i0 + rows, j->m);
+	memset(j->c + *i0 * j->n, 0, (size_t)((*i1 - *i0) * j->n) * sizeof(double));
+}
+
 static void matmul_rows(void *arg, size_t lo, size_t hi)
 {
 	const struct matmul_job *j = arg;
 	size_t blk;
 
 	for (blk = lo; blk < hi; blk++) {
-		/* upper: blocks of rows taken top and bottom in turn, so that each thread's share of
-		 * the triangle is about the same */
-		size_t nblk = (size_t)((j->m + BLOCK_ROWS - 1) / BLOCK_ROWS);
-		size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
-		long long i0 = (long long)b * BLOCK_ROWS, i1 = min_ll(i0 + BLOCK_ROWS, j->m), i, x, k0, n0;
+		long long i0, i1, i, x, k0, n0;
 
-		memset(j->c + i0 * j->n, 0, (size_t)((i1 - i0) * j->n) * sizeof(double));
+		start_rows(j, blk, BLOCK_ROWS, &i0, &i1);
 		for (k0 = 0; k0 < j->k; k0 += BLOCK_K) {
 			long long k1 = min_ll(k0 + BLOCK_K, j->k);
 
@@ -169,14 +178,13 @@ __attribute__((target("avx2,fma"))) static void block4x8_fma(double *c, long lon
 __attribute__((target("avx2,fma"))) static void matmul_rows_fma(void *arg, size_t lo, size_t hi)
 {
 	const struct matmul_job *j = arg;
-	size_t nblk = (size_t)((j->m + FMA_ROWS - 1) / FMA_ROWS), blk;
+	size_t blk;
 	double *pk = xmalloc((size_t)BLOCK_K * BLOCK_N * sizeof(double));
 
 	for (blk = lo; blk < hi; blk++) {
-		size_t b = !j->upper ? blk : blk % 2 == 0 ? blk / 2 : nblk - 1 - blk / 2;
-		long long i0 = (long long)b * FMA_ROWS, i1 = min_ll(i0 + FMA_ROWS, j->m), i, k0, n0, p, l;
+		long long i0, i1, i, k0, n0, p, l;
 
-		memset(j->c + i0 * j->n, 0, (size_t)((i1 - i0) * j->n) * sizeof(double));
+		start_rows(j, blk, FMA_ROWS, &i0, &i1);
 		for (k0 = 0; k0 < j->k; k0 += BLOCK_K) {
 			long long k1 = min_ll(k0 + BLOCK_K, j->k), kk = k1 - k0;
 

@@ -398,7 +398,7 @@ static enum kbx_status launch_spd(struct devgen *d, const struct gen_spec *g, en
 static enum kbx_status launch(struct devgen *d, const struct gen_spec *g, enum dtype dt, gpu_ptr buf, size_t n,
 			      const long long *shape, int ndim, uint64_t key, int check)
 {
-	uint64_t m = 0;
+	uint64_t m;
 	enum kbx_status st;
 
 	if (!devgen_supports(g, dt))
@@ -406,21 +406,9 @@ static enum kbx_status launch(struct devgen *d, const struct gen_spec *g, enum d
 	st = gen_check(g, dt, shape, ndim);
 	if (st)
 		return st;
-	if (g->kind == GEN_SPD || g->kind == GEN_DIAGDOM || g->kind == GEN_SYMMETRIC) {
-		size_t numel = 1;
-
-		for (int i = 0; i < ndim; i++) {
-			if (shape[i] < 0 || (shape[i] && numel > SIZE_MAX / (size_t)shape[i]))
-				return kbx_error(KBX_EINVAL, "bad shape for generator");
-			numel *= (size_t)shape[i];
-		}
-		if (numel != n)
-			return kbx_error(KBX_EINVAL, "shape has %zu elements, buffer %zu", numel, n);
-		m = (uint64_t)shape[ndim - 1];
-		if (g->kind == GEN_SPD && m > ((uint64_t)1 << 28) / (m ? m : 1))
-			return kbx_error(KBX_EINVAL, "generator 'spd': matrix of %llu x %llu is too large",
-					 (unsigned long long)m, (unsigned long long)m);
-	}
+	st = gen_matrix_size(g, n, shape, ndim, &m);
+	if (st)
+		return st;
 	if (!n)
 		return KBX_OK;
 	if (g->kind == GEN_SPD)

@@ -727,16 +727,14 @@ static void spd_rows_cb(void *arg, size_t lo, size_t hi)
 }
 
 /* spd(d): one B per matrix, then A = B B^T / m + d I (diagdom and symmetric are elementwise). */
-static enum kbx_status fill_matrices(const struct gen_spec *g, enum dtype dt, void *dst, size_t n,
-				     const long long *shape, int ndim, uint64_t key)
+static enum kbx_status fill_matrices(const struct gen_spec *g, enum dtype dt, void *dst, size_t n, size_t m,
+				     uint64_t key)
 {
-	size_t m = (size_t)shape[ndim - 1], mat, nmat, b;
+	size_t mat, nmat, b;
 	double *B;
 
 	if (m == 0)
 		return KBX_OK;
-	if (m > ((size_t)1 << 28) / m)
-		return kbx_error(KBX_EINVAL, "generator 'spd': matrix of %zu x %zu is too large", m, m);
 	mat = m * m;
 	nmat = n / mat;
 	B = xmalloc(mat * sizeof(*B));
@@ -753,11 +751,36 @@ static enum kbx_status fill_matrices(const struct gen_spec *g, enum dtype dt, vo
 
 /* ---- filling ----------------------------------------------------------------------------- */
 
+enum kbx_status gen_matrix_size(const struct gen_spec *g, size_t n, const long long *shape, int ndim, uint64_t *m)
+{
+	size_t numel = 1;
+	int i;
+
+	*m = 0;
+	if (g->kind != GEN_SPD && g->kind != GEN_DIAGDOM && g->kind != GEN_SYMMETRIC)
+		return KBX_OK;
+	if (!shape || ndim < 1)
+		return kbx_error(KBX_EINVAL, "bad shape for generator");
+	for (i = 0; i < ndim; i++) {
+		if (shape[i] < 0 || (shape[i] && numel > SIZE_MAX / (size_t)shape[i]))
+			return kbx_error(KBX_EINVAL, "bad shape for generator");
+		numel *= (size_t)shape[i];
+	}
+	if (numel != n)
+		return kbx_error(KBX_EINVAL, "shape has %zu elements, buffer %zu", numel, n);
+	*m = (uint64_t)shape[ndim - 1];
+	if (g->kind == GEN_SPD && *m && *m > ((uint64_t)1 << 28) / *m)
+		return kbx_error(KBX_EINVAL, "generator 'spd': matrix of %llu x %llu is too large", (unsigned long long)*m,
+				 (unsigned long long)*m);
+	return KBX_OK;
+}
+
 enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, size_t n,
 			 const long long *shape, int ndim, uint64_t key)
 {
 	struct fill_ctx c;
 	enum kbx_status st;
+	uint64_t m;
 
 	st = gen_check(g, dt, shape, ndim);
 	if (st)
@@ -768,20 +791,11 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 		return KBX_OK;
 	if (!dst)
 		return kbx_error(KBX_EINVAL, "no memory to fill");
-	if (g->kind == GEN_SPD || g->kind == GEN_DIAGDOM || g->kind == GEN_SYMMETRIC) {
-		size_t numel = 1;
-		int i;
-
-		for (i = 0; i < ndim; i++) {
-			if (shape[i] < 0 || (shape[i] && numel > SIZE_MAX / (size_t)shape[i]))
-				return kbx_error(KBX_EINVAL, "bad shape for generator");
-			numel *= (size_t)shape[i];
-		}
-		if (numel != n)
-			return kbx_error(KBX_EINVAL, "shape has %zu elements, buffer %zu", numel, n);
-		if (g->kind == GEN_SPD)
-			return fill_matrices(g, dt, dst, n, shape, ndim, key);
-	}
+	st = gen_matrix_size(g, n, shape, ndim, &m);
+	if (st)
+		return st;
+	if (g->kind == GEN_SPD)
+		return fill_matrices(g, dt, dst, n, (size_t)m, key);
 	memset(&c, 0, sizeof(c));
 	c.g = g;
 	c.dt = dt;
@@ -793,8 +807,7 @@ enum kbx_status gen_fill(const struct gen_spec *g, enum dtype dt, void *dst, siz
 	special_table(dt, c.special);
 	if ((g->kind == GEN_UNIFORM || g->kind == GEN_SYMMETRIC) && dtype_is_float(dt))
 		c.below_hi = gen_largest_below(dt, g->b);
-	if (g->kind == GEN_DIAGDOM || g->kind == GEN_SYMMETRIC)
-		c.m = (uint64_t)shape[ndim - 1];
+	c.m = m;
 	parallel_for(n, 1 << 16, fill_range_cb, &c);
 	return KBX_OK;
 }

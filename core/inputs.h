@@ -69,6 +69,11 @@ uint64_t gen_key(uint64_t seed, const char *task_id, const char *case_name, cons
  * dt would reach hi itself (devgen.c draws the same way). */
 double gen_largest_below(enum dtype dt, double hi);
 
+/* For spd, diagdom and symmetric: *m is the trailing square matrices' size, after checking that
+ * shape has exactly n elements (and, for spd, that one matrix has at most 2^28 entries); 0 for
+ * the other generators. gen_fill and devgen.c both draw through it. */
+enum kbx_status gen_matrix_size(const struct gen_spec *g, size_t n, const long long *shape, int ndim, uint64_t *m);
+
 /* Fill n elements of dtype dt at host memory dst. shape/ndim matter for spd, diagdom and symmetric
  * (per trailing square matrix, n must be the product of shape); they are ignored by the
  * elementwise generators. A c64 buffer is filled as 2n floats (real, imaginary, ...): element

@@ -680,6 +680,38 @@ static void test_garbage(void **state)
 	expr_env_free(&env);
 }
 
+/* The matrix generators' size check, shared by gen_fill and the GPU generator (devgen.c): m is
+ * the trailing size, a shape that does not hold n elements and an spd matrix of more than 2^28
+ * entries are refused, and the elementwise generators have none. */
+static void test_matrix_size(void **state)
+{
+	const long long batched[3] = { 3, 5, 5 }, huge[2] = { 16385, 16385 }, neg[2] = { -2, -2 };
+	struct gen_spec g;
+	float one = 0;
+	uint64_t m = 7;
+
+	(void)state;
+	assert_int_equal(gen_parse("diagdom(1)", &g), KBX_OK);
+	assert_int_equal(gen_matrix_size(&g, 75, batched, 3, &m), KBX_OK);
+	assert_int_equal(m, 5);
+	assert_int_equal(gen_matrix_size(&g, 74, batched, 3, &m), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "shape has 75 elements, buffer 74"));
+	assert_int_equal(gen_matrix_size(&g, 4, neg, 2, &m), KBX_EINVAL);
+	/* diagdom is elementwise: no bound on a matrix's size */
+	assert_int_equal(gen_matrix_size(&g, (size_t)huge[0] * (size_t)huge[1], huge, 2, &m), KBX_OK);
+	gen_spec_free(&g);
+	assert_int_equal(gen_parse("spd(1)", &g), KBX_OK);
+	assert_int_equal(gen_matrix_size(&g, (size_t)huge[0] * (size_t)huge[1], huge, 2, &m), KBX_EINVAL);
+	assert_non_null(strstr(kbx_last_error(), "16385 x 16385 is too large"));
+	/* gen_fill goes through the same check */
+	assert_int_equal(gen_fill(&g, DT_F32, &one, 1, batched, 3, 1), KBX_EINVAL);
+	gen_spec_free(&g);
+	assert_int_equal(gen_parse("randn", &g), KBX_OK);
+	assert_int_equal(gen_matrix_size(&g, 10, NULL, 0, &m), KBX_OK);
+	assert_int_equal(m, 0);
+	gen_spec_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_diagdom),
 		cmocka_unit_test(test_check_dtype_and_shape),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_matrix_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
