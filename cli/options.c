@@ -23,9 +23,12 @@ const char cli_timing_usage[] =
 	"  --max-time MS          noise mode: stop after MS whatever the noise (default 1000)\n"
 	"  --hide-latency         queue each batch of calls behind a spinning kernel, so that the\n"
 	"                         host's launch overhead never shows in the events (tiny kernels)\n"
-	"  --retime-reference     time the reference live at every perf row; otherwise a timing\n"
-	"                         of it kept in the history from the last day, on this GPU at the\n"
-	"                         same clocks, stands in (the log says so, with its age)\n";
+	"  --retime-reference     time and run the reference live at every perf row; otherwise a\n"
+	"                         timing of it kept in the history from the last day, on this GPU\n"
+	"                         at the same clocks, stands in (the log says so, with its age),\n"
+	"                         and so do its outputs where they cost more to compute than to\n"
+	"                         load (same reference, GPU model and inputs; a candidate that\n"
+	"                         differs from them is judged again against it run live)\n";
 
 double cli_num(const char *s, const char *what, int *bad)
 {

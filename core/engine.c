@@ -422,6 +422,11 @@ static enum kbx_status run_perf_rows(struct run *r, const struct golden_row *gro
 			   "(the oldest %s old; same reference image, clocks and timing method); "
 			   "--retime-reference times them live", r->ref_kept_rows, t->perf.nrows - first, age);
 	}
+	if (r->refout_kept)
+		engine_log(r, "the reference's outputs at %d of %d perf-row check(s) were kept from earlier runs "
+			   "(same reference image, GPU model and inputs)%s; --retime-reference runs it live",
+			   r->refout_kept, r->refout_keys,
+			   r->refout_live ? ", and it ran live again where the candidate differed from them" : "");
 	if (cand > 0)
 		r->sum.speedup_ref = ref / cand;
 	if (grows && first > 0)

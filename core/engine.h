@@ -31,6 +31,7 @@
 #include "expr.h"
 #include "calibrate.h"
 #include "events.h"
+#include "refout.h"
 #include "reftime.h"
 #include "result.h"
 #include "status.h"
@@ -67,7 +68,11 @@ struct engine_options {
 				       * included, any difference an error */
 	const struct ref_timing_cache *ref_timings; /* the reference's kept timings (reftime.h), or NULL:
 				       * every perf row times the reference live and keeps nothing */
-	int retime_reference;         /* --retime-reference: time it live, and keep the new timing */
+	const struct ref_output_cache *ref_outputs; /* the reference's kept outputs at perf rows
+				       * (refout.h), or NULL: it runs at every check */
+	int retime_reference;         /* --retime-reference: time it and run it live at every perf
+				       * row (neither its kept timing nor its kept outputs), and keep
+				       * what it gives */
 	int allow_pytorch;            /* --allow-pytorch: a host candidate's outputs may come from
 				       * PyTorch ops (a task cross-checked against KernelBenchX's own
 				       * function, tools/crosscheck.py); never a candidate's verdict */

@@ -77,6 +77,9 @@ struct run {
 	char ref_hash[65];          /* sha256 of the reference's image (reftime.h keys); "" unknown */
 	int ref_kept_rows;          /* perf rows whose reference timing was a kept one */
 	double ref_kept_oldest_s;   /* the oldest of them, seconds */
+	int refout_kept, refout_live; /* perf-row checks that took the reference's kept outputs, and
+				     * those of them judged again against it run live (refout.h) */
+	int refout_keys;            /* checks whose outputs could be kept at all (a key was made) */
 	struct nvml *nvml;          /* clock readings around each timing, or NULL */
 	double last_call_ms[2];     /* the latest synchronised call of the candidate [0], reference [1] */
 	double launch_limit_s;      /* the options', or the task's when it asks for more */
@@ -113,6 +116,8 @@ struct case_ctx {
 	int gpu_cmp;        /* compare on the GPU (engine_gpu_compare): ref_out is fetched only when
 			     * the host path needs it */
 	int gpu_judged;     /* the last engine_judge_candidate decided on the GPU: no host copies */
+	int ref_kept;       /* the reference's outputs in rs (and ref_out) are kept ones (refout.h):
+			     * it has not run on these inputs, and its scratch holds no stages */
 };
 
 /* engine.c: events of the run (events.h), and its end */
@@ -169,6 +174,20 @@ int engine_gpu_compare(struct run *r);
 enum kbx_status engine_outputs_digest(struct run *r, const struct case_ctx *c, uint64_t *out);
 uint64_t engine_host_digest(const struct problem *pb, void *const *out);
 enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr);
+
+/* engine_refout.c: the reference's outputs on a perf row's inputs (prepared in rs): kept ones
+ * when the history has them for inputs_key, else it runs (and they are kept when worth it);
+ * engine_reference_live runs it on the same inputs after all. */
+enum kbx_status engine_reference_outputs(struct run *r, struct case_ctx *c, const char *inputs_key, const char *label);
+enum kbx_status engine_reference_live(struct run *r, struct case_ctx *c, const char *label);
+/* The key of the reference's outputs on the inputs in `set` (before anything ran on them): 1
+ * when one was made (kept outputs in use, the inputs digestible); engine_refout_keep keeps the
+ * outputs in `set` (host_out: their host copy, or NULL) when they took long enough to compute. */
+int engine_refout_key(struct run *r, const struct case_ctx *c, const struct dev_set *set, const char *inputs_key,
+		      char key[65]);
+void engine_refout_keep(struct run *r, const struct case_ctx *c, const struct dev_set *set, void **host_out,
+			const char *key, double seconds);
+int engine_gpu_compare_load(struct run *r);
 
 /* engine_cases.c: cases, fuzzing, export */
 enum kbx_status engine_export_case(struct run *r, const struct case_ctx *c, const char *name, void **cand_out,

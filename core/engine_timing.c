@@ -316,7 +316,7 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 {
 	struct case_result cr, again;
 	enum kbx_status st;
-	char key[48], why[1024];
+	char key[48];
 	void **first = NULL, **second = NULL;
 	const char *suspect = NULL;
 	double worst;
@@ -328,15 +328,13 @@ static enum kbx_status check_after_timing(struct run *r, struct case_ctx *c, int
 	c->in = c->ref_out = NULL;
 	snprintf(key, sizeof(key), "perf%d-after-timing", row);
 	engine_phase(r, r->launch_limit_s * 4 + 30, "%s: check after timing", label);
+	/* compared on the GPU: the reference's outputs come to the host only if the host path runs */
+	c->gpu_cmp = c->gpu_cmp && engine_gpu_compare(r);
 	st = engine_perf_inputs(r, c, key);
 	if (!st)
 		st = engine_set_prepare(r, &c->rs, c, &r->ref, 0);
-	if (!st && (st = engine_run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why))))
-		st = kbx_error(st, "the reference failed on %s: %s", label, why);
-	/* compared on the GPU: the reference's outputs come to the host only if the host path runs */
-	c->gpu_cmp = c->gpu_cmp && engine_gpu_compare(r);
-	if (!st && !c->gpu_cmp)
-		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
+	if (!st)
+		st = engine_reference_outputs(r, c, key, label);
 	if (!st)
 		st = engine_judge_candidate(r, c, label, &cr, &first);
 	if (st || cr.verdict == V_PASS || cr.verdict == V_NOT_RUN)
@@ -396,17 +394,28 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 		/* The candidate is the reference's own image: comparing them at this size would compare
 		 * the code with itself. One synchronised call checks that it runs here (and tells the
 		 * timing how long a call is); the cases have verified it. */
+		char rkey[65];
+		int keyed = 0;
+		double t0;
+
 		cr->verdict = V_PASS;
 		st = engine_perf_inputs(r, c, key);
 		if (!st)
 			st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
 		if (!st)
 			st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
+		if (!st)
+			keyed = engine_refout_key(r, c, &c->cs, key, rkey);
+		t0 = now_seconds();
 		if (!st && engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why))) {
 			cr->verdict = V_RUNTIME_ERROR;
 			cr->message = xstrdup(why);
 			if (gpu_is_sticky(r->gpu))
 				r->sticky = 1;
+		} else if (!st && keyed) {
+			/* its outputs are the reference's: kept for the candidates that come after (a
+			 * sweep of the references fills the history for an evaluation) */
+			engine_refout_keep(r, c, &c->cs, NULL, rkey, now_seconds() - t0);
 		}
 	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
 		st = engine_make_inputs(r, &c->pb, key, 0, &c->in);

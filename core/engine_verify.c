@@ -235,21 +235,14 @@ enum kbx_status engine_case_setup(struct run *r, struct case_ctx *c, const char 
 				  int perf)
 {
 	enum kbx_status st;
-	char why[1024];
 
 	st = perf ? engine_perf_inputs(r, c, key_name) : engine_make_inputs(r, &c->pb, key_name, 0, &c->in);
 	if (!st)
 		st = engine_set_alloc(r, &c->rs, &c->pb, &r->ref);
 	if (!st)
 		st = engine_set_prepare(r, &c->rs, c, &r->ref, 0);
-	if (!st) {
-		st = engine_run_launches(r, &r->ref, &c->rs, &c->pb, 1, label, why, sizeof(why));
-		if (st)
-			return kbx_error(st, "the reference failed on %s: %s", label, why);
-	}
-	/* compared on the GPU: the reference's outputs come to the host only if the host path runs */
-	if (!st && !c->gpu_cmp)
-		st = engine_fetch_outputs(r, &c->rs, &c->pb, &c->ref_out);
+	if (!st)
+		st = engine_reference_outputs(r, c, perf ? key_name : NULL, label);
 	if (!st)
 		st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);
 	return st;
@@ -273,10 +266,6 @@ static void gpu_compare_drop(struct run *r, const char *why)
 int engine_gpu_compare(struct run *r)
 {
 	enum gpucompare_route how = gpucompare_route(r->t, r->o->compare_gpu, 1, r->gcmp_state < 0);
-	struct compile_result cr;
-	void *image = NULL;
-	size_t size = 0;
-	enum kbx_status st;
 
 	if (how != GPUCOMPARE_ON_GPU) {
 		if (how != GPUCOMPARE_HOST_OPTION && how != GPUCOMPARE_HOST_NO_KERNEL && !r->gcmp_said)
@@ -287,9 +276,21 @@ int engine_gpu_compare(struct run *r)
 		r->gcmp_said = 1;
 		return 0;
 	}
+	return engine_gpu_compare_load(r);
+}
+
+/* The comparison kernel, loaded for the comparisons or the digests of inputs (refout.h): 1 when
+ * it is. */
+int engine_gpu_compare_load(struct run *r)
+{
+	struct compile_result cr;
+	void *image = NULL;
+	size_t size = 0;
+	enum kbx_status st;
+
 	if (r->gcmp)
 		return 1;
-	if (!r->gpu)
+	if (!r->gpu || r->gcmp_state < 0)
 		return 0;
 	memset(&cr, 0, sizeof(cr));
 	st = engine_compile_source(r, gpucompare_source(), "kbx_gpucompare.cu", r->cache, &cr, &image, &size);
@@ -837,18 +838,20 @@ static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct
 	return KBX_OK;
 }
 
+static enum kbx_status judge_outputs(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
+				     void ***cand_out_ret);
+
 enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
 				       void ***cand_out_ret)
 {
-	const struct task *t = r->t;
 	enum kbx_status st;
-	char why[1024];
-	void **cand_out = NULL;
-	struct sbuf msg = SBUF_INIT;
-	int i, property = t->verifier && !strcmp(t->verifier, "property");
+	char why[1024], name[sizeof(cr->name)];
+	int index;
 
 	cr->verdict = V_PASS;
 	c->gpu_judged = 0;
+	if (cand_out_ret)
+		*cand_out_ret = NULL;
 	st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st)
 		return st;
@@ -869,6 +872,38 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 		cr->message = xstrdup(why);
 		return KBX_OK;
 	}
+	st = judge_outputs(r, c, label, cr, cand_out_ret);
+	if (st || cr->verdict != V_WRONG || !c->ref_kept)
+		return st;
+	/* Wrong against the reference's kept outputs (refout.h): the reference runs live on the
+	 * same inputs and the candidate's same outputs are judged again, so a failing verdict and
+	 * its report (the stage diff's buffers included) are always the live reference's. */
+	if (cand_out_ret) {
+		engine_host_free(*cand_out_ret, c->pb.nbufs);
+		*cand_out_ret = NULL;
+	}
+	snprintf(name, sizeof(name), "%s", cr->name);
+	index = cr->index;
+	case_result_free(cr);
+	snprintf(cr->name, sizeof(cr->name), "%s", name);
+	cr->index = index;
+	cr->verdict = V_PASS;
+	st = engine_reference_live(r, c, label);
+	return st ? st : judge_outputs(r, c, label, cr, cand_out_ret);
+}
+
+/* The candidate's outputs in c->cs, just computed, judged against the reference's in c->rs (or
+ * c->ref_out): its buffers' guards and inputs, the outputs, the property or the stage diff. */
+static enum kbx_status judge_outputs(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr,
+				     void ***cand_out_ret)
+{
+	const struct task *t = r->t;
+	enum kbx_status st;
+	void **cand_out = NULL;
+	struct sbuf msg = SBUF_INIT;
+	int i, property = engine_is_property(t);
+
+	c->gpu_judged = 0;
 	engine_phase(r, judge_limit_s(r, &c->pb, property), RUN_PHASE_OWN "%s: checking the results", label);
 	if ((st = globals_kept_state(r, &msg))) {
 		sbuf_release(&msg);
@@ -919,7 +954,8 @@ enum kbx_status engine_judge_candidate(struct run *r, struct case_ctx *c, const 
 			any_output_wrong |= !cr->outputs[i].cmp.pass;
 		cr->verdict = V_WRONG;
 		cr->message = sbuf_detach(&msg);
-		if (any_output_wrong) {
+		/* against kept outputs the stages wait: the caller runs the reference live first */
+		if (any_output_wrong && !c->ref_kept) {
 			st = first_wrong_stage(r, c, cr);
 			if (st) {
 				engine_host_free(cand_out, c->pb.nbufs);

@@ -83,6 +83,7 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	struct calibrate_annotator ann = { &ev, NULL, 0 };
 	struct calibration cal;
 	struct ref_timing_cache reftimes;
+	struct ref_output_cache refouts;
 	struct bench_memory timing = { 0 };  /* this run's alone: the next request starts afresh */
 	struct task *t = NULL;
 	char *slash;
@@ -120,6 +121,10 @@ static int serve_one(FILE *out, const char *line, const struct serve_env *env)
 	if (have_cache && env->ref_timings) {
 		env->ref_timings(env->ctx, &cache, &reftimes);
 		o.ref_timings = &reftimes;
+	}
+	if (have_cache && env->ref_outputs) {
+		env->ref_outputs(env->ctx, &cache, &refouts);
+		o.ref_outputs = &refouts;
 	}
 	o.bench.memory = &timing;
 	ann.cal = run_calibration(env, &req, &cal);

@@ -28,6 +28,8 @@ struct serve_env {
 	/* The reference's kept timings (reftime.h) in the history open_cache opened: *out filled.
 	 * May be NULL: then nothing is kept. */
 	void (*ref_timings)(void *ctx, const struct compile_cache *opened, struct ref_timing_cache *out);
+	/* The reference's kept outputs (refout.h) there too; may be NULL. */
+	void (*ref_outputs)(void *ctx, const struct compile_cache *opened, struct ref_output_cache *out);
 };
 
 /* Serve requests from `in` until it ends; events go to `out`. Returns the process's exit

@@ -171,6 +171,17 @@ static const char *const migrations[] = {
 	"  measured_at REAL NOT NULL"
 	");"
 	"CREATE INDEX ref_timings_time ON ref_timings(measured_at);",
+	/* 8: the reference's outputs at perf rows kept across runs (core/refout.h, db/refouts.c),
+	 * one blob per key (kbx version, GPU model, task, reference image, the row's bindings and
+	 * the digests of its inputs). */
+	"CREATE TABLE ref_outputs ("
+	"  key TEXT PRIMARY KEY NOT NULL,"
+	"  task_id TEXT NOT NULL,"
+	"  bytes INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  kept_at REAL NOT NULL"
+	");"
+	"CREATE INDEX ref_outputs_time ON ref_outputs(kept_at);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION,

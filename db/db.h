@@ -36,7 +36,7 @@ struct db;
  * around the timed block (core/nvml.h), so that history can tell a real change from noise
  * (core/timecmp.h, db/vsbest.h). Rows from before schema 5 have NULL there.
  */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* Default history path (static storage); honours $KBX_DB, then $XDG_DATA_HOME, then $HOME. */
 const char *db_default_path(void);
@@ -129,6 +129,17 @@ struct ref_timing;
 enum kbx_status db_reftime_get(struct db *db, const char *key, struct ref_timing *out);
 enum kbx_status db_reftime_put(struct db *db, const char *key, const char *task_id, const char *gpu_name, int row,
 			       const struct ref_timing *t);
+
+/* The reference's kept outputs at perf rows (core/refout.h), by key: a blob that get returns
+ * malloc'd. KBX_ENOTFOUND on a miss. put keeps at most DB_REFOUTS_MAX_BYTES in all, dropping the
+ * oldest first, and none older than 30 days. */
+#define DB_REFOUTS_MAX_BYTES ((long long)2 << 30)
+enum kbx_status db_refout_get(struct db *db, const char *key, void **blob, size_t *size);
+enum kbx_status db_refout_put(struct db *db, const char *key, const char *task_id, const void *blob, size_t size);
+/* Their count and bytes in all. */
+enum kbx_status db_refout_usage(struct db *db, long long *count, long long *bytes);
+/* The oldest go until the rest hold at most `cap` bytes, and any kept more than 30 days ago. */
+enum kbx_status db_refout_trim(struct db *db, long long cap);
 
 /* The cache above as the engine's compile cache (core/engine.h). */
 struct compile_cache db_compile_cache(struct db *db);

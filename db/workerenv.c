@@ -70,6 +70,29 @@ static void ref_timings(void *ctx, const struct compile_cache *opened, struct re
 	out->put = reftime_put;
 }
 
+static int refout_get(void *ctx, const char *key, void **blob, size_t *size)
+{
+	if (db_refout_get(ctx, key, blob, size) == KBX_OK)
+		return 0;
+	kbx_clear_error();
+	return -1;
+}
+
+static void refout_put(void *ctx, const char *key, const char *task_id, const void *blob, size_t size)
+{
+	if (db_refout_put(ctx, key, task_id, blob, size) != KBX_OK)
+		kbx_clear_error();   /* outputs not kept are computed again next time */
+}
+
+/* ... and the reference's outputs at perf rows. */
+static void ref_outputs(void *ctx, const struct compile_cache *opened, struct ref_output_cache *out)
+{
+	(void)ctx;
+	out->ctx = opened->ctx;
+	out->get = refout_get;
+	out->put = refout_put;
+}
+
 static int find_calibration(void *ctx, const char *db_path, const struct gpu_info *info, struct calibration *out)
 {
 	(void)ctx;
@@ -85,4 +108,5 @@ void db_serve_env(struct serve_env *env, const char *tasks_root, const struct ho
 	env->close_cache = close_cache;
 	env->find_calibration = find_calibration;
 	env->ref_timings = ref_timings;
+	env->ref_outputs = ref_outputs;
 }

@@ -69,4 +69,16 @@
 /* version 6 changed rows, not tables */
 #define OLD_SCHEMA_V6_STEP ""
 
+#define OLD_SCHEMA_V7_STEP \
+	"CREATE TABLE ref_timings (" \
+	"  key TEXT PRIMARY KEY NOT NULL," \
+	"  task_id TEXT NOT NULL," \
+	"  gpu TEXT," \
+	"  \"row\" INTEGER NOT NULL," \
+	"  median REAL, p20 REAL, p80 REAL, min REAL, max REAL, mean REAL, stddev REAL, n INTEGER," \
+	"  sm_mhz REAL, min_sm_mhz REAL, max_sm_mhz REAL, mem_mhz REAL, clock_readings INTEGER," \
+	"  measured_at REAL NOT NULL" \
+	");" \
+	"CREATE INDEX ref_timings_time ON ref_timings(measured_at);"
+
 #endif
