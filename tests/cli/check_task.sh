@@ -44,6 +44,12 @@ EOF
 cat >"$task/examples/pass_plain.cu" <<EOF
 // @kbx expect pass
 EOF
+# passes its cases, times out at a perf row it announces
+cat >"$task/examples/pass_slow_at_perf.cu" <<EOF
+// @kbx expect pass
+// @kbx perf_expect timeout: one block for the whole matrix
+// json: {"verdict": "timeout", "summary": {"message": "perf row 9: ran past its 10 s limit"}, "cases": []}
+EOF
 
 expect 1 "check_task fails the task with a wrong announcement" -- sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task"
 o="$tmp/out"
@@ -59,6 +65,10 @@ contains "$o" "^FAIL example wrong_diagnosis_nowhere.cu .*diagnosis lacks 'do no
 contains "$o" "^       first failing case a: first wrong stage x_q \(5 of 9 values one step off.*\); y: errors spread evenly$" \
 	"each wrong source's triage line: its stage, how it differs, the lens"
 lacks "$o" "failing case b" "only the first failing case by default"
+contains "$o" "^FAIL example pass_slow_at_perf.cu .*got timeout, expected pass" "without perf rows: the cases' verdict"
+KBX_GPU_PERF_ROWS=1 sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task" >"$o" 2>&1
+contains "$o" "^ok   example pass_slow_at_perf.cu Quantization/fake: timeout$" "with every perf row: perf_expect's verdict"
+contains "$o" "^ok   example pass_plain.cu Quantization/fake: pass$" "with every perf row: expect's, where no perf_expect"
 KBX_TRIAGE_ALL=1 sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task" >"$o" 2>&1
 contains "$o" "^       failing case b: first wrong stage x_q; y: error constant along each row: the row scales differ$" \
 	"KBX_TRIAGE_ALL=1: every failing case"

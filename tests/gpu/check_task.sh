@@ -3,7 +3,8 @@
 # its `// @kbx expect` line announces. Prints one "ok"/"FAIL" line per source; exit 1 on a FAIL.
 # With KBX_GPU_PERF_ROWS=1 every perf row is checked too (the correctness check at each perf size
 # and the one after timing, with the shortest timing: --warmup 0 --rep 0): an example that passes
-# its cases but not the perf sizes (a tolerance its arithmetic cannot hold there) fails.
+# its cases but not the perf sizes (a tolerance its arithmetic cannot hold there) fails, unless it
+# announces that with `// @kbx perf_expect VERDICT: why` (then VERDICT is the one expected).
 # usage: check_task.sh KBX TASK_DIR
 kbx=$1
 dir=$2
@@ -85,6 +86,11 @@ check "$dir/reference.cu" pass reference
 for ex in "$dir"/examples/*.cu; do
 	[ -e "$ex" ] || continue
 	want=$(sed -n 's|^// @kbx expect \([a-z_]*\).*|\1|p' "$ex" | head -1)
+	# with every perf row, `// @kbx perf_expect X: why` is the verdict announced (bench/perf_check.py)
+	if [ "${KBX_GPU_PERF_ROWS:-0}" = 1 ]; then
+		perf_want=$(sed -n 's|^// @kbx perf_expect \([a-z_]*\).*|\1|p' "$ex" | head -1)
+		want=${perf_want:-$want}
+	fi
 	check "$ex" "$want" "example $(basename "$ex")"
 done
 exit $fail
