@@ -44,7 +44,10 @@
 #      tests/adversarial/gpu.sh alone first; then for each slice of SHARDS (e.g. "0/3"): with
 #      PRIME=1 the sweep of that slice's references (alone, PRIME_LIMIT seconds) into the history
 #      HIST (default .devstate/history.db, an ignored folder that a warm machine keeps between
-#      calls), so that their timings are kept; then bench/eval_real.sh (PICK=example or reference,
+#      calls), so that their timings are kept (and their outputs at the rows' first inputs), or
+#      with PRIME=eval an evaluation of the references as candidates (PICK=reference, no golden
+#      sweep), which keeps the reference's outputs on the fresh inputs after timing too: the
+#      history a bulk evaluation has after each task's first candidate; then bench/eval_real.sh (PICK=example or reference,
 #      EVAL_OPTS, RUN_LIMIT seconds for it and its golden sweep) on that history, the golden sweep
 #      of the same tasks after it. The kept timings go back as $OUT/kept.db (compile cache left
 #      out); KEPT=.carry/kept.db stands in for HIST on a fresh machine, but a timing is kept for
@@ -256,6 +259,12 @@ W)
 	for shard in ${SHARDS:-}; do
 		n=$(echo "$shard" | tr / _)
 		[ "${PRIME:-0}" = 1 ] && KBX_DB="$hist" sweep_slice "$shard" "sw_$n" "${PRIME_LIMIT:-250}"
+		if [ "${PRIME:-0}" = eval ]; then
+			# shellcheck disable=SC2086 # EVAL_OPTS is words by design
+			KBX_DB="$hist" SHARD=$shard PICK=reference GOLDEN=0 timeout "${PRIME_LIMIT:-250}" sh bench/eval_real.sh \
+				"$kbx" "$ref" "$r/pe_$n" ${EVAL_OPTS:-} >"$r/pe_$n.txt" 2>&1
+			el "priming eval $shard rc=$? $(grep -E '^kbx eval:' "$r/pe_$n.txt")"
+		fi
 		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$n" ${EVAL_OPTS:-} \
 			>"$r/er_$n.txt" 2>&1
 		el "eval_real $shard rc=$?"
@@ -267,6 +276,7 @@ src = sqlite3.connect(sys.argv[1])
 src.execute("VACUUM INTO ?", (sys.argv[2],))
 c = sqlite3.connect(sys.argv[2])
 c.execute("DELETE FROM compile_cache")
+c.execute("DELETE FROM ref_outputs")  # hundreds of MB; a new machine draws and runs them again
 c.commit()
 c.execute("VACUUM")
 print("kept.db:", c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0], "reference timings")' "$hist" "$OUT/kept.db"
