@@ -140,6 +140,9 @@ if slow:
 kept = sum(i.get("ref_kept_rows") or 0 for i in items)
 print(f"reference timings kept from earlier runs (doc/timing.md): {kept} perf rows "
       f"in {sum(1 for i in items if i.get('ref_kept_rows'))} items")
+kept = sum(i.get("ref_outputs_kept") or 0 for i in items)
+print(f"reference outputs kept from earlier runs (doc/timing.md): {kept} perf-row checks "
+      f"in {sum(1 for i in items if i.get('ref_outputs_kept'))} items")
 failed = [i for i in items if not i.get("exe")]
 for i in failed[:40]:
     print(f"  not passed: {i.get('task') or i.get('file') or i.get('id')}: {i.get('verdict')} "

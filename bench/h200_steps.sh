@@ -268,7 +268,7 @@ W)
 		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$n" ${EVAL_OPTS:-} \
 			>"$r/er_$n.txt" 2>&1
 		el "eval_real $shard rc=$?"
-		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|golden|ratio)' \
+		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|reference outputs|golden|ratio)' \
 			"$r/er_$n.txt" | cut -c1-400
 	done
 	[ -f "$hist" ] && python3 -c 'import sqlite3, sys

@@ -93,6 +93,7 @@ static void c_perf(void *ctx, const struct perf_result *p)
 	k->last_bw_fraction = p->bw_fraction;
 	k->last_flop_fraction = p->flop_fraction;
 	k->rec->ref_kept_rows += p->ref_kept;
+	k->rec->ref_outputs_kept += p->ref_outputs_kept;
 }
 
 static void c_done(void *ctx, const struct run_summary *s)

@@ -567,6 +567,7 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	enum kbx_status st;
 	char label[64], key[32], bound[320] = "";
 	uint64_t digest = 0;
+	int kept0 = r->refout_kept;
 
 	memset(pr, 0, sizeof(*pr));
 	memset(&cr, 0, sizeof(cr));
@@ -636,6 +637,7 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 	else
 		pr->tflops = -1;
 out:
+	pr->ref_outputs_kept = r->refout_kept - kept0;
 	/* what --compare gpu saved at this row, for measuring it (issue 20) */
 	if (!st && r->o->compare_gpu && (r->gcmp_saved > 0 || r->gcmp_host))
 		engine_log(r, "%s: compared on the GPU: %.1f MiB of outputs not copied to the host, %.3f s in the GPU "

@@ -356,6 +356,7 @@ char *eval_record_to_json(const struct eval_record *r)
 	json_object_set_new(o, "flop_fraction", r->flop_fraction > 0 ? jsonget_measure_or_null(r->flop_fraction) : json_null());
 	json_object_set_new(o, "device", json_integer(r->device));
 	json_object_set_new(o, "ref_kept_rows", json_integer(r->ref_kept_rows));
+	json_object_set_new(o, "ref_outputs_kept", json_integer(r->ref_outputs_kept));
 	json_object_set_new(o, "seconds", json_real(r->seconds));
 	json_object_set_new(o, "started", jsonget_measure_or_null(r->started));
 	split_put(o, &r->split);
@@ -405,6 +406,7 @@ enum kbx_status eval_record_from_json(const char *line, struct eval_record *r)
 	r->flop_fraction = jsonget_num_or(o, "flop_fraction", -1);
 	r->device = (int)jsonget_int_or(o, "device", 0);
 	r->ref_kept_rows = (int)jsonget_int_or(o, "ref_kept_rows", 0);   /* 0 in records from before */
+	r->ref_outputs_kept = (int)jsonget_int_or(o, "ref_outputs_kept", 0);
 	r->seconds = jsonget_num_or(o, "seconds", -1);
 	r->started = jsonget_num_or(o, "started", -1);   /* -1 in records from before */
 #define GET_SPLIT(f, required) r->split.f = fmax(0, jsonget_num_or(o, #f, -1));

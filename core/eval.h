@@ -57,6 +57,7 @@ struct eval_record {
 	double bw_fraction, flop_fraction; /* the same as fractions of the GPU's calibration; < 0 none */
 	int device;             /* the worker (GPU ordinal) that ran it */
 	int ref_kept_rows;      /* perf rows whose reference timing was kept from before (reftime.h) */
+	int ref_outputs_kept;   /* perf-row checks that took the reference's kept outputs (refout.h) */
 	double seconds;
 	double started;         /* when the item began, in seconds from the evaluation's start (its
 	                         * gaps and start-up show beside the items); < 0 when unknown */

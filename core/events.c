@@ -245,6 +245,8 @@ static void fill_perf(json_t *o, const struct perf_result *p)
 	put(o, "message", jstr(p->message));
 	put(o, "bw_fraction", jfraction(p->bw_fraction));
 	put(o, "flop_fraction", jfraction(p->flop_fraction));
+	if (p->ref_outputs_kept)
+		put(o, "ref_outputs_kept", json_integer(p->ref_outputs_kept));
 	if (p->bench_stop[0]) {
 		json_t *t = must(json_object());
 
@@ -806,6 +808,9 @@ static void read_perf(struct dec *d, const json_t *o, struct perf_result *p)
 	p->message = get_strdup(d, o, "message");
 	p->bw_fraction = get_fraction(d, o, "bw_fraction");
 	p->flop_fraction = get_fraction(d, o, "flop_fraction");
+	/* optional: written only when some were */
+	if (json_object_get(o, "ref_outputs_kept"))
+		p->ref_outputs_kept = get_int(d, o, "ref_outputs_kept");
 	/* Optional: rows from before timing modes existed, and rows never timed, have none. */
 	t = json_object_get(o, "timing");
 	if (t && !json_is_null(t)) {

@@ -105,6 +105,8 @@ struct perf_result {
 	int ref_is_cand;        /* the candidate is the reference: ref is cand's timing, not timed twice */
 	int ref_kept;           /* ref is a timing kept from an earlier run (reftime.h), ref_age_s old */
 	double ref_age_s;
+	int ref_outputs_kept;   /* checks at this row (before and after timing) that took the
+				 * reference's outputs kept from an earlier run (refout.h) */
 	struct clock_summary clocks;    /* around the candidate's timing (nvml.h); valid = 0: none */
 };
 

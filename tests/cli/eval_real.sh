@@ -50,6 +50,7 @@ for k, line in enumerate(open(pred)):
                   "compile_s": 0.5, "inputs_s": 0.25, "verify_s": 2.0, "timing_s": 6.0 + k,
                   "device_s": 0.125, "launch_s": 0.5, "transfer_s": 0.25,
                   "ms": 40.0 if slow else 1.0, "golden_ms": 1.0, "ref_kept_rows": 3 if k == 0 else 0,
+                  "ref_outputs_kept": 4 if k == 1 else 0,
                   "source": d["predict"]})
 json.dump({"items": items}, open(out + "/metrics.json", "w"))
 PY
@@ -78,6 +79,7 @@ contains "$r" "^items: first began at 1.0 s, last ended at 37.0 s; their seconds
 contains "$r" "^slowest items: Reduce/sum 12.0 s, Math/mul 11.0 s, Math/add 10.0 s$" "the slowest items"
 contains "$r" "^candidates over 5x golden PyTorch.s time \(summed over rows\): 1 items, 12.0 s of the items. seconds \(timing 8.0 s\): Reduce/sum 40x$" "the candidates far slower than PyTorch"
 contains "$r" "^reference timings kept from earlier runs \(doc/timing.md\): 3 perf rows in 1 items$" "the kept reference timings"
+contains "$r" "^reference outputs kept from earlier runs \(doc/timing.md\): 4 perf-row checks in 1 items$" "the kept reference outputs"
 contains "$r" "^  not passed: Reduce/sum: wrong perf row 3: 2 of 9 differ$" "an item that did not pass, with its message"
 contains "$r" "^golden sweep: 3 tasks, wall [0-9.]+ s \(3 failed: " "the golden sweep of the same tasks (none timed here)"
 contains "$r" "^ratio: kbx eval / golden sweep = [0-9.]+$" "the ratio"

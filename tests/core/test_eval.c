@@ -340,6 +340,7 @@ static void test_record_roundtrip_and_garbage(void **state)
 	r.ref_ms = r.golden_ms = r.gbps = r.tflops = -1;
 	r.device = 1;
 	r.ref_kept_rows = 14;
+	r.ref_outputs_kept = 9;
 	r.started = 12.5;
 	line = eval_record_to_json(&r);
 	assert_int_equal(eval_record_from_json(line, &back), KBX_OK);
@@ -357,6 +358,7 @@ static void test_record_roundtrip_and_garbage(void **state)
 	assert_string_equal(back.diagnosis, r.diagnosis);
 	assert_string_equal(back.message, r.message);
 	assert_int_equal(back.ref_kept_rows, 14);
+	assert_int_equal(back.ref_outputs_kept, 9);
 	assert_float_equal(back.started, 12.5, 0);
 	assert_float_equal(back.speedup_golden, 1.25, 0);
 	assert_true(back.speedup_ref < 0);

@@ -261,6 +261,7 @@ static void perf_eq(const struct perf_result *a, const struct perf_result *b)
 	assert_int_equal(a->ref_kept, b->ref_kept);
 	if (a->ref_kept)
 		EQN(a->ref_age_s, b->ref_age_s);
+	assert_int_equal(a->ref_outputs_kept, b->ref_outputs_kept);
 }
 
 /* A reference timing kept from an earlier run says so, with its age; a live one says nothing,
@@ -278,8 +279,19 @@ static void test_perf_ref_kept(void **state)
 	snprintf(p.bench_stop, sizeof(p.bench_stop), "count");
 	t = perf_result_to_json(&p);
 	assert_null(strstr(t, "ref_kept"));
+	assert_null(strstr(t, "ref_outputs_kept"));
 	assert_int_equal(perf_result_from_json(t, &back), KBX_OK);
 	assert_int_equal(back.ref_kept, 0);
+	assert_int_equal(back.ref_outputs_kept, 0);
+	perf_result_free(&back);
+	free(t);
+
+	/* the checks that took the reference's kept outputs (refout.h) */
+	p.ref_outputs_kept = 2;
+	t = perf_result_to_json(&p);
+	assert_non_null(strstr(t, "\"ref_outputs_kept\":2"));
+	assert_int_equal(perf_result_from_json(t, &back), KBX_OK);
+	perf_eq(&p, &back);
 	perf_result_free(&back);
 	free(t);
 
