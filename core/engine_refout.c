@@ -12,16 +12,6 @@
 #include "gpucompare.h"
 #include "util.h"
 
-static size_t output_bytes(const struct problem *pb)
-{
-	size_t n = 0;
-
-	for (int i = 0; i < pb->nbufs; i++)
-		if (pb->bufs[i].arg->dir != ARG_IN)
-			n += pb->bufs[i].bytes;
-	return n;
-}
-
 int engine_refout_key(struct run *r, const struct case_ctx *c, const struct dev_set *set, const char *inputs_key,
 		      char key[65])
 {
@@ -79,7 +69,7 @@ void engine_refout_keep(struct run *r, const struct case_ctx *c, const struct de
 	void **fetched = NULL, *blob;
 	size_t size;
 
-	if (!refout_worth_keeping(seconds, output_bytes(&c->pb)))
+	if (!refout_worth_keeping(seconds, refout_output_bytes(&c->pb, NULL)))
 		return;
 	if (!host_out && engine_fetch_outputs(r, set, &c->pb, &fetched)) {
 		engine_host_free(fetched, c->pb.nbufs);

@@ -68,56 +68,59 @@ static int is_output(const struct problem_buf *b)
 	return b->arg->dir != ARG_IN;
 }
 
+size_t refout_output_bytes(const struct problem *pb, size_t *count)
+{
+	size_t n = 0, bytes = 0;
+
+	for (int i = 0; i < pb->nbufs; i++)
+		if (is_output(&pb->bufs[i])) {
+			n++;
+			bytes += pb->bufs[i].bytes;
+		}
+	if (count)
+		*count = n;
+	return bytes;
+}
+
+/* A blob: the magic, the number of outputs, each output's size, then their bytes in order. */
 void *refout_pack(const struct problem *pb, void *const *out, size_t *size)
 {
-	size_t n = 0, total, at;
-	unsigned char *blob;
-	int i;
+	size_t n, total = refout_output_bytes(pb, &n), at = 16 + 8 * n, k = 0;
+	unsigned char *blob = xmalloc(at + total);
 
-	for (i = 0; i < pb->nbufs; i++)
-		n += is_output(&pb->bufs[i]);
-	total = 16 + 8 * n;
-	for (i = 0; i < pb->nbufs; i++)
-		if (is_output(&pb->bufs[i]))
-			total += pb->bufs[i].bytes;
-	blob = xmalloc(total);
 	memcpy(blob, MAGIC, 8);
 	put_u64(blob + 8, n);
-	at = 16 + 8 * n;
-	n = 0;
-	for (i = 0; i < pb->nbufs; i++) {
+	for (int i = 0; i < pb->nbufs; i++) {
 		const struct problem_buf *b = &pb->bufs[i];
 
 		if (!is_output(b))
 			continue;
-		put_u64(blob + 16 + 8 * n++, b->bytes);
+		put_u64(blob + 16 + 8 * k++, b->bytes);
 		if (b->bytes)
 			memcpy(blob + at, out[i], b->bytes);
 		at += b->bytes;
 	}
-	*size = total;
+	*size = at;
 	return blob;
 }
 
 enum kbx_status refout_unpack(const struct problem *pb, const void *blob, size_t size, void ***out)
 {
 	const unsigned char *p = blob;
-	size_t n = 0, at;
+	size_t n, at, k = 0;
 	void **h;
 	int i;
 
-	for (i = 0; i < pb->nbufs; i++)
-		n += is_output(&pb->bufs[i]);
+	refout_output_bytes(pb, &n);
 	if (!p || size < 16 || memcmp(p, MAGIC, 8) || get_u64(p + 8) != n || (size - 16) / 8 < n)
 		return kbx_error(KBX_EINVAL, "kept reference outputs: not a blob of %zu outputs", n);
 	at = 16 + 8 * n;
-	n = 0;
 	for (i = 0; i < pb->nbufs; i++) {
 		const struct problem_buf *b = &pb->bufs[i];
 
 		if (!is_output(b))
 			continue;
-		if (get_u64(p + 16 + 8 * n++) != b->bytes || size - at < b->bytes)
+		if (get_u64(p + 16 + 8 * k++) != b->bytes || size - at < b->bytes)
 			return kbx_error(KBX_EINVAL, "kept reference outputs: output '%s' is not %zu bytes",
 					 b->arg->name, b->bytes);
 		at += b->bytes;

@@ -54,6 +54,9 @@ void refout_key(const struct refout_id *id, const struct problem *pb, char out[6
 /* 1 when outputs of `bytes` that took `launch_s` to compute are worth keeping. */
 int refout_worth_keeping(double launch_s, size_t bytes);
 
+/* The bytes of pb's outputs (every buffer that is not an input) in all; *count: how many. */
+size_t refout_output_bytes(const struct problem *pb, size_t *count);
+
 /* The outputs of pb (out[i] for each buffer that is not an input; NULL entries elsewhere) as one
  * blob: a header naming each output's size, then their bytes. Caller frees. */
 void *refout_pack(const struct problem *pb, void *const *out, size_t *size);
