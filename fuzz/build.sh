@@ -16,7 +16,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-./fuzz-build}
 engine=${FUZZ_ENGINE:-libfuzzer}
-targets=${FUZZ_TARGETS:-task launch theme events expr cubin}
+targets=${FUZZ_TARGETS:-task launch theme events expr cubin refout}
 
 case $engine in
 libfuzzer)
@@ -47,10 +47,10 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefine
 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -I$src -I$src/tasks/include $pkg_cflags ${CFLAGS:-}"
 libs="$pkg_libs -lm -lpthread"
 
-# Everything the six parsers reach; the linker takes from the archive only what a target needs.
+# Everything the seven parsers reach; the linker takes from the archive only what a target needs.
 sources="core/status.c core/util.c core/dtype.c core/expr.c core/launch.c core/task.c core/taskini.c core/problem.c
 core/inputs.c core/result.c core/events.c core/compare.c core/stats.c core/cubin.c core/quant.c core/quantjson.c
-core/jsonget.c core/rules.c core/catalogue.c tui/theme.c"
+core/jsonget.c core/rules.c core/catalogue.c core/refout.c tui/theme.c"
 
 mkdir -p "$build/obj"
 # objects of another engine or compiler must not be mixed in

@@ -26,7 +26,7 @@ while getopts r:t:b:k opt; do
 	esac
 done
 shift $((OPTIND - 1))
-targets=${*:-task launch theme events expr cubin}
+targets=${*:-task launch theme events expr cubin refout}
 
 FUZZ_ENGINE=libfuzzer FUZZ_TARGETS="$targets" "$src/fuzz/build.sh" "$build"
 build=$(cd "$build" && pwd)

@@ -36,7 +36,7 @@ fi
 echo "no libFuzzer: replaying the seed corpora with $cc"
 FUZZ_ENGINE=replay CC=$cc "$src/fuzz/build.sh" "$build/replay" || exit 1
 status=0
-for t in task launch theme events expr cubin; do
+for t in task launch theme events expr cubin refout; do
 	"$build/replay/replay_$t" "$src/fuzz/corpus/fuzz_$t" || status=1
 done
 exit $status
