@@ -274,7 +274,15 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	else
 		problems++;
 	if (db_open(c->db_path, &db) == KBX_OK) {
+		long long kept = 0, bytes = 0;
+
 		line("history", 1, "%s (schema %d)", c->db_path, db_schema_version(db));
+		if (db_refout_usage(db, &kept, &bytes) == KBX_OK)
+			line("kept", 1, "%lld reference output(s) of perf rows, %.1f MiB of at most %lld MiB "
+			     "(--retime-reference runs the reference live)", kept, bytes / 1048576.0,
+			     DB_REFOUTS_MAX_BYTES >> 20);
+		else
+			kbx_clear_error();
 		if (count > 0)
 			show_calibration(db, &info, device);
 		db_close(db);

@@ -98,6 +98,8 @@ if grep -q "root:" "$tmp/out"; then no "no host file content in the output"; els
 
 # the reference: pass with a GPU, not_run without one
 "$kbx" doctor >"$tmp/doctor" 2>&1
+contains "$tmp/doctor" "^kept +ok +0 reference output\(s\) of perf rows, 0.0 MiB of at most 2048 MiB" \
+	"doctor says what the history keeps of the reference's outputs"
 if grep -q '^gpu  *ok' "$tmp/doctor"; then
 	expect 0 "run the gelu reference (GPU)" -- "$kbx" run gelu --no-perf
 	contains "$tmp/out" "verdict +pass" "reference passes"
