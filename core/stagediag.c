@@ -103,21 +103,33 @@ static int range_line(enum dtype dt, const void *cand, const void *ref, size_t n
 /* Floats: the one ratio cand / ref where there is one; 0 when there is none. */
 static double constant_ratio(enum dtype dt, const void *cand, const void *ref, size_t n)
 {
-	double k = 0;
+	double k = 0, lo = 0, hi = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		double c = dtype_get(dt, cand, i, 0), r = dtype_get(dt, ref, i, 0);
+		double c = dtype_get(dt, cand, i, 0), r = dtype_get(dt, ref, i, 0), q;
 
 		if (!isfinite(c) || !isfinite(r) || (c == 0) != (r == 0))
 			return 0;
 		if (r == 0)
 			continue;
-		if (k == 0)
-			k = c / r;
-		else if (fabs(c / r - k) > 1e-4 * fabs(k))
+		q = c / r;
+		if (k == 0) {
+			k = lo = hi = q;
+			continue;
+		}
+		if (fabs(q - k) > 1e-4 * fabs(k))
 			return 0;
+		lo = fmin(lo, q);
+		hi = fmax(hi, q);
 	}
+	/* Ratios that straddle 1 or spread as wide as their distance from it are rounding (another
+	 * summation order, a narrower dtype on the way), not a factor; a factor as near 1 as
+	 * n / (n - 1) stands well clear of its spread. */
+	if (lo <= 1 && hi >= 1)
+		return 0;
+	if (fabs(k - 1) <= 4 * (hi - lo))
+		return 0;
 	return k;
 }
 
@@ -173,10 +185,11 @@ void stage_diagnose(enum dtype dt, const void *cand, const void *ref, size_t n, 
 		size_t dc, dr;
 		char frac[24];
 
-		if (k != 0 && k != 1) {
+		if (k != 0) {
 			stats_usual_ratio(fabs(k), frac, sizeof(frac));
-			snprintf(buf, len, "every value %.4g%s times the reference's: a constant factor (another divisor "
-				 "or range?)", k, frac);
+			/* near 1, enough digits that it does not print as 1 */
+			snprintf(buf, len, "every value %.*g%s times the reference's: a constant factor (another divisor "
+				 "or range?)", fabs(k - 1) < 0.01 ? 7 : 4, k, frac);
 			return;
 		}
 		dc = distinct(dt, cand, n);

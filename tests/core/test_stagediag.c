@@ -164,6 +164,23 @@ static void test_constant_factor(void **state)
 	diag(DT_F32, cand, ref, N);
 	HAS("0.618");
 	LACKS("/");
+	/* as near 1 as Bessel's correction at n = 1000: a factor still, printed as one */
+	for (int i = 0; i < N; i++)
+		cand[i] = (float)((double)ref[i] * 1000.0 / 999.0);
+	diag(DT_F32, cand, ref, N);
+	HAS("a constant factor");
+	HAS("every value 1.001001");
+	/* a narrower dtype on the way (fp16 rounding): ratios spread around 1, no factor */
+	for (int i = 0; i < N; i++)
+		cand[i] = (float)(ref[i] * (1.0 + ((i % 7) - 3) * 1e-5));
+	diag(DT_F32, cand, ref, N);
+	LACKS("constant factor");
+	HAS("values differ");
+	/* all a little above 1 but spread as wide as that: rounding, not a factor */
+	for (int i = 0; i < N; i++)
+		cand[i] = (float)(ref[i] * (1.0 + (1 + i % 5) * 1e-5));
+	diag(DT_F32, cand, ref, N);
+	LACKS("constant factor");
 }
 
 /* One scale per batch of 16 rows instead of one per row: 4 distinct values where the reference
