@@ -3,7 +3,7 @@
 # each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
 # a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
 #   A  tests/gpu/timing.sh (kept reference timings included), tests/adversarial/gpu.sh,
-#      tests/gpu/compare.sh (--compare gpu and both) and reuse.sh (--reuse-worker),
+#      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker) and refout.sh,
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
 #      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
@@ -106,6 +106,8 @@ A)
 	gpu_test 90 compare tests/gpu/compare.sh
 	gpu_test 60 reuse tests/gpu/reuse.sh
 	grep -E '^(ok|FAIL) +line' "$r/reuse.txt"
+	# the reference's kept outputs: reused, and never the judge of a failure (87 s on 2026-12-03)
+	gpu_test 120 refout tests/gpu/refout.sh
 	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
