@@ -1,4 +1,5 @@
-/* kbx db: the history file itself: where it is, and merging other histories into it. */
+/* kbx db: the history file itself: where it is, merging other histories into it, and dropping the
+ * reference's kept outputs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,14 @@
 static const char db_usage[] =
 	"usage: kbx db merge FILE...\n"
 	"       kbx db path\n"
+	"       kbx db drop-outputs\n"
 	"\n"
 	"  merge FILE...   copy the runs of other histories (one per GPU worker, say) into this one\n"
 	"                  (--db PATH, else the default), with their cases, timings and compile\n"
 	"                  cache; runs already here are skipped, so merging a file again adds nothing\n"
-	"  path            print the path of the history\n";
+	"  path            print the path of the history\n"
+	"  drop-outputs    drop the reference's outputs kept at perf rows (kbx doctor's 'kept'\n"
+	"                  line) and give their space back; later runs run the reference again\n";
 
 static int db_merge_files(struct cli *c, int nfiles, char **files)
 {
@@ -39,6 +43,26 @@ static int db_merge_files(struct cli *c, int nfiles, char **files)
 	return rc;
 }
 
+static int db_drop_outputs(struct cli *c, int nargs, char **args)
+{
+	struct db *db;
+	long long count = 0, bytes = 0;
+
+	if (nargs > 0)
+		return cli_fail(2, "db drop-outputs takes no arguments ('%s')", args[0]);
+	if (db_open(c->db_path, &db))
+		return cli_fail(2, "%s", kbx_last_error());
+	if (db_refout_usage(db, &count, &bytes) != KBX_OK || db_refout_clear(db) != KBX_OK) {
+		int rc = cli_fail(2, "%s", kbx_last_error());
+
+		db_close(db);
+		return rc;
+	}
+	db_close(db);
+	printf("dropped %lld kept reference output(s), %.1f MiB\n", count, bytes / 1048576.0);
+	return 0;
+}
+
 int cmd_db(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -48,7 +72,7 @@ int cmd_db(struct cli *c, int argc, char **argv)
 	int opt;
 
 	if (argc < 2)
-		return cli_usage_error("db", "expected merge FILE... or path");
+		return cli_usage_error("db", "expected merge FILE..., path or drop-outputs");
 	sub = argv[1];
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
 		fputs(db_usage, stdout);
@@ -69,5 +93,7 @@ int cmd_db(struct cli *c, int argc, char **argv)
 		printf("%s\n", c->db_path);
 		return 0;
 	}
-	return cli_fail(2, "unknown db command '%s' (merge or path)", sub);
+	if (!strcmp(sub, "drop-outputs"))
+		return db_drop_outputs(c, argc - 1 - optind, argv + 1 + optind);
+	return cli_fail(2, "unknown db command '%s' (merge, path or drop-outputs)", sub);
 }

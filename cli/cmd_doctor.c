@@ -279,8 +279,7 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		line("history", 1, "%s (schema %d)", c->db_path, db_schema_version(db));
 		if (db_refout_usage(db, &kept, &bytes) == KBX_OK)
 			line("kept", 1, "%lld reference output(s) of perf rows, %.1f MiB of at most %lld MiB "
-			     "(--retime-reference runs the reference live)", kept, bytes / 1048576.0,
-			     DB_REFOUTS_MAX_BYTES >> 20);
+			     "(kbx db drop-outputs drops them)", kept, bytes / 1048576.0, DB_REFOUTS_MAX_BYTES >> 20);
 		else
 			kbx_clear_error();
 		if (count > 0)

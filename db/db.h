@@ -140,6 +140,8 @@ enum kbx_status db_refout_put(struct db *db, const char *key, const char *task_i
 enum kbx_status db_refout_usage(struct db *db, long long *count, long long *bytes);
 /* The oldest go until the rest hold at most `cap` bytes, and any kept more than 30 days ago. */
 enum kbx_status db_refout_trim(struct db *db, long long cap);
+/* All of them go, and the file gives their space back (VACUUM). */
+enum kbx_status db_refout_clear(struct db *db);
 
 /* The cache above as the engine's compile cache (core/engine.h). */
 struct compile_cache db_compile_cache(struct db *db);

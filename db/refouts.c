@@ -83,6 +83,15 @@ enum kbx_status db_refout_trim(struct db *db, long long cap)
 	return rc == SQLITE_DONE ? KBX_OK : db_error(db, "drop old kept reference outputs");
 }
 
+enum kbx_status db_refout_clear(struct db *db)
+{
+	if (sqlite3_exec(db_sqlite(db), "DELETE FROM ref_outputs", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(db, "drop the reference's kept outputs");
+	if (sqlite3_exec(db_sqlite(db), "VACUUM", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(db, "give the kept outputs' space back (VACUUM)");
+	return KBX_OK;
+}
+
 enum kbx_status db_refout_put(struct db *db, const char *key, const char *task_id, const void *blob, size_t size)
 {
 	sqlite3_stmt *st;

@@ -201,6 +201,25 @@ contains "$tmp/out" "/merged\.db$" "db path prints --db"
 expect 0 "db path of the default history" -- "$kbx" db path
 contains "$tmp/out" "/history\.db$" "db path follows KBX_DB"
 expect 2 "db without a subcommand" -- "$kbx" db
+# db drop-outputs: the reference's kept outputs go, nothing else
+python3 -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+for k in ("a", "b"):
+    c.execute("INSERT INTO ref_outputs (key, task_id, bytes, data, kept_at) VALUES (?, ?, ?, ?, 1e9)",
+              (k, "LinearAlgebra/det", 1048576, bytes(1048576)))
+c.commit()
+' "$tmp/merged.db"
+expect 0 "db drop-outputs" -- "$kbx" --db "$tmp/merged.db" db drop-outputs
+contains "$tmp/out" "^dropped 2 kept reference output\(s\), 2.0 MiB$" "drop-outputs says what it dropped"
+python3 -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+assert c.execute("SELECT COUNT(*) FROM ref_outputs").fetchone()[0] == 0
+assert c.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3
+' "$tmp/merged.db" && ok "drop-outputs leaves the runs" || no "drop-outputs left outputs or took runs"
+expect 2 "db drop-outputs takes no arguments" -- "$kbx" --db "$tmp/merged.db" db drop-outputs extra
+contains "$tmp/err" "takes no arguments \('extra'\)" "the stray argument is named"
 
 # a broken task is skipped with a message naming its file and line; the others still load
 mkdir -p "$tmp/tasks/Activation/bad"

@@ -108,6 +108,12 @@ static void test_trim(void **state)
 	assert_int_equal(db_refout_put(f->db, "t5", "Math/add", blob, 1000), KBX_OK);
 	assert_int_equal(db_refout_get(f->db, "t5", &out, &size), KBX_OK);
 	free(out);
+	/* clear: every one goes, an empty one too */
+	assert_int_equal(db_refout_put(f->db, "t6", "Math/add", "", 0), KBX_OK);
+	assert_int_equal(db_refout_clear(f->db), KBX_OK);
+	assert_int_equal(db_refout_usage(f->db, &count, &total), KBX_OK);
+	assert_int_equal(count, 0);
+	assert_int_equal(total, 0);
 	free(blob);
 }
 
