@@ -562,3 +562,21 @@ enum kbx_status engine_fetch_outputs(struct run *r, const struct dev_set *s, con
 	*out = h;
 	return st;
 }
+
+/* The reverse: host arrays (as engine_fetch_outputs gives) into every out/inout buffer of a set. */
+enum kbx_status engine_upload_outputs(struct run *r, const struct dev_set *s, const struct problem *pb,
+				      void *const *host)
+{
+	enum kbx_status st = KBX_OK;
+	double t0 = now_seconds();
+	int i;
+
+	for (i = 0; i < pb->nbufs && !st; i++) {
+		const struct problem_buf *b = &pb->bufs[i];
+
+		if (b->arg->dir != ARG_IN && b->bytes)
+			st = gpu_upload(r->gpu, s->args[b->arg - r->t->args].ptr, host[i], b->bytes);
+	}
+	r->sum.split.transfer_s += now_seconds() - t0;
+	return st;
+}

@@ -145,6 +145,8 @@ int engine_buf_guard_check(struct run *r, const struct dev_buf *b, enum kbx_stat
 enum kbx_status engine_device_fill(struct run *r, const struct case_ctx *c, const struct problem_buf *b,
 				   const struct dev_buf *d, int check, int *differs);
 enum kbx_status engine_fetch_outputs(struct run *r, const struct dev_set *s, const struct problem *pb, void ***out);
+enum kbx_status engine_upload_outputs(struct run *r, const struct dev_set *s, const struct problem *pb,
+				      void *const *host);
 size_t engine_guard_bytes(const struct run *r);
 enum kbx_status engine_host_bind(struct run *r, const struct dev_set *cs, const struct dev_set *ref,
 				 const struct problem *pb, char *why, size_t whylen);

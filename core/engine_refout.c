@@ -89,9 +89,6 @@ static int refout_load(struct run *r, struct case_ctx *c, const char *key, enum 
 	const struct ref_output_cache *kc = r->o->ref_outputs;
 	void *blob = NULL, **out = NULL;
 	size_t size = 0;
-	enum kbx_status st = KBX_OK;
-	double t0 = now_seconds();
-	int i;
 
 	if (kc->get(kc->ctx, key, &blob, &size) != 0)
 		return 0;
@@ -103,14 +100,7 @@ static int refout_load(struct run *r, struct case_ctx *c, const char *key, enum 
 		return 0;
 	}
 	free(blob);
-	for (i = 0; i < c->pb.nbufs && !st; i++) {
-		const struct problem_buf *b = &c->pb.bufs[i];
-
-		if (b->arg->dir != ARG_IN && b->bytes)
-			st = gpu_upload(r->gpu, c->rs.args[b->arg - r->t->args].ptr, out[i], b->bytes);
-	}
-	r->sum.split.transfer_s += now_seconds() - t0;
-	if (st) {
+	if (engine_upload_outputs(r, &c->rs, &c->pb, out)) {
 		/* an output that is also an input may be half written: prepared again */
 		engine_host_free(out, c->pb.nbufs);
 		kbx_clear_error();
