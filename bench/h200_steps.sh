@@ -300,19 +300,24 @@ X)
 			cut -c1-300 "$r/swap_$n.txt"
 		fi
 	done
-	# the PyTorch cross-check of the new references on every case, beside each swapped task's
-	# check_task.sh (the new reference on every case and perf row, each example's verdict)
-	# shellcheck disable=SC2086 # ids is a list of task ids by design
-	KBX_TASKS="$tmp/tasks" timeout "${XCHECK_LIMIT:-300}" python3 tools/crosscheck.py --kbx "$kbx" --kernelbenchx "$ref" \
-		--tasks "$tmp/tasks" --jobs 4 --only $ids --out "$r/xcheck.json" >"$r/xcheck.txt" 2>&1 &
-	# shellcheck disable=SC2086,SC2016 # the ids are words; the inner script expands its own arguments
-	printf '%s\n' $ids | KBX_TASKS="$tmp/tasks" KBX_GPU_PERF_ROWS=${PERF_ROWS:-1} xargs -P "${JOBS:-4}" -n 1 sh -c \
-		'timeout "$1" sh tests/gpu/check_task.sh "$2" "$3/$5" >"$4/check_$(echo "$5" | tr / _).txt" 2>&1' \
-		_ "${TASK_LIMIT:-240}" "$kbx" "$tmp/tasks" "$r"
-	wait
-	el "swaps checked:$ids"
-	tail -n 3 "$r/xcheck.txt" | cut -c1-300
-	grep -hE '^(ok|FAIL)' "$r"/check_*.txt | cut -c1-300
+	if [ -z "$ids" ]; then
+		# (crosscheck.py once took an empty --only as the whole catalogue and ran to its limit)
+		el "no swap made: nothing to check"
+	else
+		# the PyTorch cross-check of the new references on every case, beside each swapped task's
+		# check_task.sh (the new reference on every case and perf row, each example's verdict)
+		# shellcheck disable=SC2086 # ids is a list of task ids by design
+		KBX_TASKS="$tmp/tasks" timeout "${XCHECK_LIMIT:-300}" python3 tools/crosscheck.py --kbx "$kbx" --kernelbenchx "$ref" \
+			--tasks "$tmp/tasks" --jobs 4 --only $ids --out "$r/xcheck.json" >"$r/xcheck.txt" 2>&1 &
+		# shellcheck disable=SC2086,SC2016 # the ids are words; the inner script expands its own arguments
+		printf '%s\n' $ids | KBX_TASKS="$tmp/tasks" KBX_GPU_PERF_ROWS=${PERF_ROWS:-1} xargs -P "${JOBS:-4}" -n 1 sh -c \
+			'timeout "$1" sh tests/gpu/check_task.sh "$2" "$3/$5" >"$4/check_$(echo "$5" | tr / _).txt" 2>&1' \
+			_ "${TASK_LIMIT:-240}" "$kbx" "$tmp/tasks" "$r"
+		wait
+		el "swaps checked:$ids"
+		tail -n 3 "$r/xcheck.txt" | cut -c1-300
+		grep -hE '^(ok|FAIL)' "$r"/check_*.txt | cut -c1-300
+	fi
 	rm -rf "$tmp"
 	;;
 *)

@@ -342,7 +342,7 @@ def main():
     ap.add_argument("--kbx", default="./kbx")
     ap.add_argument("--kernelbenchx", required=True, help="KernelBenchX checkout (holds tasks/<Cat>/<name>.py)")
     ap.add_argument("--tasks", default=os.environ.get("KBX_TASKS", "tasks"))
-    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--only", nargs="+", metavar="TASK", help="these tasks (Cat/name or name) only")
     ap.add_argument("--one", help=argparse.SUPPRESS)   # internal: check one task, print its row as JSON
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per task")

@@ -45,6 +45,18 @@ if ! grep -q '^gpu  *ok' "$tmp/doctor"; then
 	contains "$tmp/out" "^compile +ok" "the former reference compiles against the new one"
 	contains "$tmp/out" "^verdict +not_run" "and stops at not_run without a GPU (no ABI error)"
 fi
-expect 2 "a second swap is refused" -- python3 "$swap" --tasks "$root" "$id" pass_former_reference.cu
-contains "$tmp/err" "swapped before" "the second refusal says why"
+cp -R "$d" "$tmp/once"
+expect 2 "a former reference cannot be swapped back in" -- python3 "$swap" --tasks "$root" "$id" pass_former_reference.cu
+contains "$tmp/err" "swapped before" "the refusal says why (undo with git)"
+if diff -r "$tmp/once" "$d" >/dev/null; then ok "that refusal wrote nothing"; else no "that refusal wrote nothing"; fi
+# a second swap: the reference of the first becomes pass_former_reference_2.cu, the stages line stays
+expect 0 "a second swap, --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-02 "$id" pass_fused_block_rows.cu
+contains "$tmp/out" "former reference -> examples/pass_former_reference_2.cu; task.ini keeps stages" "it names the second former reference"
+tail -n +4 "$d/examples/pass_former_reference_2.cu" | cmp -s - "$tmp/once/reference.cu" &&
+	ok "the first swap's reference is kept whole" || no "the first swap's reference is kept whole"
+cmp -s "$tmp/once/examples/pass_former_reference.cu" "$d/examples/pass_former_reference.cu" &&
+	ok "the first former reference is untouched" || no "the first former reference is untouched"
+cmp -s "$tmp/once/task.ini" "$d/task.ini" && ok "task.ini is unchanged" || no "task.ini is unchanged"
+contains "$d/reference.cu" "examples/pass_former_reference_2.cu, whose header" "the new reference points at its former one"
+expect 0 "kbx loads the task swapped twice" -- env KBX_TASKS="$root" "$kbx" show "$id"
 exit $fail
