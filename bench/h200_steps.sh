@@ -52,7 +52,10 @@
 #      of the same tasks after it. The kept timings go back as $OUT/kept.db (compile cache left
 #      out); KEPT=.carry/kept.db stands in for HIST on a fresh machine, but a timing is kept for
 #      one GPU (its UUID is in the key): on another machine nothing is reused (2026-12-03), so
-#      prime and evaluate a slice in the same call (about 470 s for a slice of 1/3)
+#      prime and evaluate a slice in the same call (about 470 s for a slice of 1/3), or in calls
+#      back to back on one warm machine: EVAL=0 primes only (e.g. PRIME=1 SHARDS=0/1: the whole
+#      sweep, ~480 s), and a later call without PRIME evaluates on that history. A priming
+#      evaluation of a third took ~260 s on 2026-12-03, the sweep of one ~175 s
 #   X  reference swaps tried on a copy of the catalogue: SWAPS="Cat/name:example.cu ..." (append
 #      ":stages" for a fused reference that keeps no stage buffers: swap_reference.py --stages);
 #      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
@@ -267,10 +270,11 @@ W)
 				"$kbx" "$ref" "$r/pe_$n" ${EVAL_OPTS:-} >"$r/pe_$n.txt" 2>&1
 			el "priming eval $shard rc=$? $(grep -E '^kbx eval:' "$r/pe_$n.txt")"
 		fi
+		[ "${EVAL:-1}" = 0 ] && continue
 		KBX_DB="$hist" SHARD=$shard timeout "${RUN_LIMIT:-420}" sh bench/eval_real.sh "$kbx" "$ref" "$r/er_$n" ${EVAL_OPTS:-} \
 			>"$r/er_$n.txt" 2>&1
 		el "eval_real $shard rc=$?"
-		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|reference outputs|golden|ratio)' \
+		grep -E '^(eval_real:|kbx eval|split|verify|items|slowest|candidates over|reference timings|reference outputs|golden|ratio|by class)' \
 			"$r/er_$n.txt" | cut -c1-400
 	done
 	[ -f "$hist" ] && python3 -c 'import sqlite3, sys
