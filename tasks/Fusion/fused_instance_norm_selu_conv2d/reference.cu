@@ -1,249 +1,281 @@
 // Fusion/fused_instance_norm_selu_conv2d: the reference since 2026-12-03. It is faster at the perf sizes
-// than the former one, examples/pass_former_reference.cu, whose header states the task's
+// than the former one, examples/pass_former_reference_2.cu, whose header states the task's
 // semantics in full.
 //
-// conv2d + selu fused into one f64-accumulating SIMT implicit GEMM, followed by the reference's
-// plane statistics and an in-place normalisation. It gives the same bits as the reference.
+// A direct 3 x 3 convolution tiled in shared memory with f32 FMA and two-level f32 sums, selu in
+// registers, then the reference's f64 plane statistics and an in-place normalisation.
 //
-// The reference and why it is slow: conv2d_fwd is an f64 implicit GEMM with 32 x 128 tiles and
-// 4 x 4 doubles per thread. Its operands come from scalar shared loads with stride-8/32 indexing.
-// k is staged 16 at a time through one shared buffer with two barriers per slice and no prefetch,
-// and it does two 64-bit divisions per im2col element. It runs at ~6 TFLOP/s of f64. After it come
-// selu, stats and apply, each a full pass over the output. kbx's sweep (H200): 1671 ms over all
-// perf rows against golden 113 ms. The largest row (32 x 256 x 1024 x 1024 -> 64 channels, 3 x 3,
-// K = 2304) is 9.9 TFLOP, ~94% of the sum.
+// Fast path (kh = kw = 3, stride 1, dilation 1, groups 1, any padding, any sizes; every perf row):
+// - pack_weight copies the weights once into conv_weight_packed[ci][ky][kx][co], co padded with
+//   zeros to a multiple of 64, so that one stage's weights are contiguous 16-byte pieces.
+// - conv3x3_selu_tiled: a 256-thread block computes a tile of 64 output channels x 8 output rows
+//   x 32 output columns of one image. Input channels are staged 8 at a time (a "chunk") into
+//   shared memory with cp.async, double buffered: the 8 x 10 x 34 input window (halo included,
+//   zero outside the image) and the 8 x 9 x 64 weights. Warp wid owns channels wid * 8 .. + 7 (its
+//   weight reads are broadcasts); lane (r = lane / 4, c = lane % 4) owns row r and columns
+//   c * 8 .. + 7. For each (ci, ky) a thread reads 10 inputs (five 8-byte loads) once and uses them
+//   for the 3 kx taps: 192 FMAs per 11 shared loads (the inner loop is 94% FFMA). The input row
+//   stride is 34 floats, so each half-warp's 8-byte reads fall in 16 different bank pairs.
+// - Sums: each output is a chain of fmaf in the reference's k order (ci, ky, kx) within a chunk
+//   (72 terms, from 0), and the chunk sums are added in order into a running f32 total. Then
+//   f32(total + bias) and selu with the reference's constants and expm1f.
+// Any other shape (stride, dilation, groups, other kernel sizes) goes to conv_selu_general: one
+// thread per output, the exact f64 sum in the reference's order (padding taps as 0), rounded once
+// with the bias, as the reference's conv2d. Each of the two conv kernels returns at once on the
+// shapes of the other, so both launch lines always run.
+// in_stats and in_apply_inplace are the reference's: one block per (n, co) plane, f64 sums of
+// (s - s0) and (s - s0)^2, then y = (y - mean) * invstd in place. A NaN or inf in a plane makes its
+// mean or variance NaN, hence the whole plane NaN.
 //
-// This file: conv_selu_f64 is the f64 implicit GEMM of Fusion/fused_conv2d_add's
-// pass_fast_f64_igemm.cu. Tiles are 32 channels x 256 pixels with a 4 x 8 register block of doubles
-// per thread. k slices of 8 are register-prefetched and converted once into a double-buffered
-// shared memory, and operands are read as conflict-free double2. The block index is flattened with
-// the channel tile fastest, so the 2 channel tiles of a pixel tile run together and the input is
-// read from HBM about once. Its epilogue writes selu(f32(acc + bias)) straight into y. The conv2d
-// and selu scratch buffers are gone. in_stats is the reference's kernel, unchanged, reading y.
-// in_apply_inplace normalises y in place (float4 when the plane size allows). Registers: 176, no
-// spills.
+// Error (randn data, K = cin * 9 terms, conv outputs spread ~sqrt(K)): a plain f32 chain is off the
+// exact sum by ~2.4e-8 * K, ~1.2e-6 after normalisation at K = 2304. Two levels (chunks of
+// L = 72) cut that to ~2.4e-8 * (sqrt(L * K) + K / sqrt(L)): ~1.2e-5 absolute, ~2.5e-7 after
+// normalisation. A numpy emulation of this order against the exact sum (K = 2304, 32 x 32 x 64
+// outputs) gave rms 1.9e-7 and max 1.9e-6 after normalisation (plain chain: 8.8e-7, 1.4e-5).
 //
-// Why it stays within tolerance: it matches the reference bit for bit. Both sum the exact f64
-// products from 0 in the same k order (ci, ky, kx), with padding taps and the tail past K loaded as
-// 0. Each fma rounds once, like the reference's fma. Then f32(acc + bias). selu uses the
-// reference's f32 expression, and the statistics are the reference's kernel on the same values, so
-// mean and invstd are the same bits. The apply step uses the same two roundings. An f32 fmaf chain
-// would be risky here: at K = 2304 with randn data its error (~2.4e-8 * K = 5.6e-5 absolute, ~2e-6
-// after normalisation) is about 5 sigma of atol 1e-5. The largest row's 2.1e9 outputs would then
-// expect tens of failures.
+// Run on an H200 on 2026-12-03 through kbx (bench/h200_steps.sh X, before the swap):
+// tools/crosscheck.py against PyTorch on every case passes (13 of 13 outputs, max error 9.5e-07),
+// and tests/gpu/check_task.sh with every perf row passes it (the former references, now
+// examples/pass_former_reference.cu and pass_former_reference_2.cu, and pass_direct_then_plane.cu
+// pass against it at every case and perf row; wrong_stats_over_batch.cu stays wrong at its first
+// stage, instance_norm_mean, read from the stages file pass_former_reference.cu).
 //
-// Run on an H200 on 2026-12-03 (bench/h200_steps.sh X, before the swap): tools/crosscheck.py
-// against PyTorch on every case passes, and tests/gpu/check_task.sh with every perf row (the former
-// reference, now examples/pass_former_reference.cu, passes against it at every case and perf row;
-// each wrong example keeps its verdict).
+// Checked before that on an H200 through CuPy with these launch configurations: against PyTorch (f64 conv2d rounded to f32, f32 selu, f64 instance_norm) every case shape of
+// task.ini passes rtol = atol = 1e-5 (NaN and inf planes NaN as expected), and so do extra shapes
+// (cout = 130 with padding 2, odd widths); max error 3.8e-6 at the largest perf row (image 0).
+// Registers 236 (no spills), 58624 bytes of shared memory: one block of 8 warps per SM.
+// Timings (CUDA events, whole launch sequence): perf rows s = 5..10: 0.06, 0.08, 0.13, 1.44, 19.3
+// and 287 ms, 308 ms in all (34 TFLOP/s of f32 FMA at the largest row, ~51% of the ~67 TFLOP/s
+// peak), against 1110 ms for reference.cu at the largest row alone. A plain-chain variant at two
+// blocks per SM (121 registers) took 281 ms: occupancy is not what limits it.
 //
-// How it was checked before that: it compiles with NVRTC through kbx (compile ok,
-// not_run). The conv core was emulated in numpy with the same block/thread/slice/smem model as
-// the fused_conv2d_add example (a script, not kept), on 18 configurations that include every
-// case shape of this task (1 x 2 planes, groups + dilation + stride 2 + padding 2, cout = 70, odd
-// planes). f32(acc + bias) equals the reference's conv2d stage bit for bit, and every output is
-// written exactly once. The selu and statistics code is the reference's.
-//
-// Expected speed: the largest row is 9.9 TFLOP of f64 FMA, ~34 TFLOP/s peak. At ~75% that is
-// ~390 ms (reference ~1570 ms). The statistics and apply passes read 8.5 GB and then read and write
-// 8.5 GB: ~6 ms. Estimate for the perf sum: ~420 ms against 1671 ms (~4x). Golden (113 ms) is
-// cuDNN with TF32 tensor cores, which this task's f32 contract rules out. Going further would mean
-// f32 with two-level accumulation (f32 chunks of one k slice, summed in f32: ~5e-7 after
-// normalisation at K = 2304). That would be ~1.5x more but no longer bit-identical.
-//
+// @kbx scratch conv_weight_packed f32 [cin * kh * kw * cdiv(cout, 64) * 64]
 // @kbx scratch instance_norm_mean f32 [nb * cout]
 // @kbx scratch instance_norm_invstd f32 [nb * cout]
-// @kbx launch conv_selu_f64<<<dim3(cdiv(nb * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 256) * cdiv(cout / groups, 32), 1, groups), 256>>>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias)
+// @kbx launch pack_weight<<<max(1, min(cdiv(cin * kh * kw * cdiv(cout, 64) * 64, 256), 1024)), 256>>>(weight, conv_weight_packed, cin, cout, kh, kw, stride, dilation, groups)
+// @kbx launch conv3x3_selu_tiled<<<max(1, min(nb * cdiv(cout, 64) * cdiv((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1, 8) * cdiv((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1, 32), 1048576)), 256, 58624>>>(input, conv_weight_packed, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias)
+// @kbx launch conv_selu_general<<<max(1, min(cdiv(nb * cout * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 256), 8 * sms)), 256>>>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias)
 // @kbx launch in_stats<<<max(1, nb * cout), 256>>>(y, instance_norm_mean, instance_norm_invstd, i64(nb * cout), i64(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1)), eps)
 // @kbx launch in_apply_inplace<<<dim3(max(1, min(cdiv(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 1024), 1024)), max(1, min(nb * cout, 65535))), 256>>>(y, instance_norm_mean, instance_norm_invstd, i64(nb * cout), i64(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1)))
 
-// ---- f64 implicit GEMM core (tile 32 channels x 256 pixels, 256 threads, k slices of 8) ----
-#define F64_BM 32
-#define F64_BN 256
-#define F64_BK 8
-#define F64_PA (F64_BM + 4) // weight row stride in doubles (even: 16-byte aligned double2 reads)
+#include <cuda_pipeline_primitives.h>
 
-// q = a / b, r = a - q * b for non-negative a, positive b; 32-bit division when both fit.
-static __device__ __forceinline__ void f64_divmod(long long a, long long b, long long &q, long long &r)
+#define TR 8                      // output rows per tile
+#define TC 32                     // output columns per tile
+#define TCO 64                    // output channels per tile
+#define CIC 8                     // input channels per chunk (one shared-memory stage)
+#define XR (TR + 2)               // input rows per channel (halo included)
+#define XW (TC + 2)               // input columns per channel (halo included)
+#define XS 34                     // input row stride in shared memory (8-byte loads: no bank conflicts)
+#define XPL (XR * XS)             // floats per staged input channel
+#define WST (CIC * 9 * TCO)       // weight floats per stage (first, 16-byte aligned)
+#define STAGE (WST + CIC * XPL)   // floats per stage: 7328; two stages = 58624 bytes
+
+// The shapes the tiled kernel handles; every other one goes to conv_selu_general.
+static __device__ __forceinline__ bool fast_path(long long kh, long long kw, long long stride, long long dilation,
+						 long long groups)
 {
-	if (((unsigned long long)a | (unsigned long long)b) < 0x80000000ull) {
-		unsigned int qq = (unsigned int)a / (unsigned int)b;
-		q = qq;
-		r = (long long)((unsigned int)a - qq * (unsigned int)b);
-	} else {
-		q = a / b;
-		r = a - q * b;
+	return kh == 3 && kw == 3 && stride == 1 && dilation == 1 && groups == 1;
+}
+
+// PyTorch's elu kernel as F.selu runs it in f32 (the reference's constants and expression).
+static __device__ __forceinline__ float selu_f32(float v)
+{
+	const float poscoef = __int_as_float(0x3f867d5f), negcoef = __int_as_float(0x3fe10966);
+	return v > 0.0f ? __fmul_rn(v, poscoef) : __fmul_rn(expm1f(v), negcoef);
+}
+
+// Asynchronous global -> shared copies (cp.async); ok = false fills the destination with zeros.
+static __device__ __forceinline__ void copy4(float *dst, const float *src, bool ok)
+{
+	__pipeline_memcpy_async(dst, src, 4, ok ? 0 : 4);
+}
+
+// conv_weight_packed[(ci * 9 + ky * 3 + kx) * cpad + co] = weight[co, ci, ky, kx], 0 for co >= cout.
+extern "C" __global__ void __launch_bounds__(256)
+pack_weight(const float *__restrict__ weight, float *__restrict__ wpk, long long cin, long long cout, long long kh,
+	    long long kw, long long stride, long long dilation, long long groups)
+{
+	if (!fast_path(kh, kw, stride, dilation, groups))
+		return;
+	const long long cpad = (cout + TCO - 1) / TCO * TCO, total = cin * 9 * cpad;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+	     e += (long long)gridDim.x * blockDim.x) {
+		const long long co = e % cpad, k = e / cpad; // k = ci * 9 + ky * 3 + kx
+		wpk[e] = co < cout ? weight[co * cin * 9 + k] : 0.0f;
 	}
 }
 
-// acc[i][j] (channel co0 + ty * 4 + i, pixel p0 + (j / 2) * 64 + tx * 2 + j % 2 of group g) =
-// acc0[i] + sum over k = 0 .. K - 1 in order of (double)w * (double)x, K = cin_g * kh * kw ordered
-// (ci, ky, kx), padding taps x = 0. Thread (ty, tx): warp wid holds ty = (wid & 1) * 4 + lane / 8,
-// tx = (wid >> 1) * 8 + lane % 8. Tile indices come from the caller.
-static __device__ __forceinline__ void f64_conv_tile(const float *__restrict__ input, const float *__restrict__ weight,
-						     long long cin, long long h, long long w, long long cout,
-						     long long kh, long long kw, long long stride, long long padding,
-						     long long dilation, long long groups, long long ow, long long P,
-						     long long N, long long p0, long long co0, long long g,
-						     const double (&acc0)[4], double (&acc)[4][8])
+// The fast path: y[n, co, oy, ox] = selu(conv) for one 64 x 8 x 32 tile per block and loop step.
+extern "C" __global__ void __launch_bounds__(256, 1)
+conv3x3_selu_tiled(const float *__restrict__ input, const float *__restrict__ wpk, const float *__restrict__ bias,
+		   float *__restrict__ y, long long nb, long long cin, long long h, long long w, long long cout,
+		   long long kh, long long kw, long long stride, long long padding, long long dilation,
+		   long long groups, int has_bias)
 {
-	__shared__ __align__(16) double As[2][F64_BK][F64_PA]; // As[buf][kk][channel]
-	__shared__ __align__(16) double Bs[2][F64_BK][F64_BN]; // Bs[buf][kk][pixel]
-
-	const long long cin_g = cin / groups, cout_g = cout / groups;
-	const long long hw = h * w, K = cin_g * kh * kw;
+	extern __shared__ __align__(16) float smem[];
+	if (!fast_path(kh, kw, stride, dilation, groups))
+		return;
+	const long long oh = h + 2 * padding - 2, ow = w + 2 * padding - 2;
+	if (oh <= 0 || ow <= 0 || nb <= 0 || cout <= 0)
+		return;
+	const long long tiles_x = (ow + TC - 1) / TC, tiles_y = (oh + TR - 1) / TR, ctiles = (cout + TCO - 1) / TCO;
+	const long long ntiles = nb * ctiles * tiles_y * tiles_x, cpad = ctiles * TCO, hw = h * w;
+	const int nchunks = (int)((cin + CIC - 1) / CIC);
 	const int tid = threadIdx.x, wid = tid >> 5, lane = tid & 31;
-	const int ty = (wid & 1) * 4 + (lane >> 3), tx = (wid >> 1) * 8 + (lane & 7);
-	const int ih = (int)h, iw = (int)w, ikh = (int)kh, ikw = (int)kw, idil = (int)dilation;
+	const int r = lane >> 2, cg = lane & 3; // this thread's output row and group of 8 columns
 
-	// weights: one per thread per slice, row a_row, k = k0 + a_k
-	const int a_row = tid >> 3, a_k = tid & 7;
-	const bool a_ok = co0 + a_row < cout_g;
-	const float *a_src = weight + (g * cout_g + (a_ok ? co0 + a_row : 0)) * K + a_k;
-	// im2col: pixel p0 + tid, the slice's 8 k (the same (ci, ky, kx) sequence for every thread)
-	const float *b_src = input;
-	int piy = -0x40000000, pix = 0; // a pixel past N fails every row bound check: loads 0
-	{
-		const long long p = p0 + tid;
-		if (p < N) {
-			long long n, rem, oy, ox;
-			f64_divmod(p, P, n, rem);
-			f64_divmod(rem, ow, oy, ox);
-			piy = (int)(oy * stride - padding);
-			pix = (int)(ox * stride - padding);
-			b_src = input + (n * cin + g * cin_g) * hw;
-		}
-	}
-	const int khw = ikh * ikw;
-	int kc = 0, ky = 0, kx = 0; // (ci, ky, kx) of the slice's first k
-	const int dkc = F64_BK / khw, dky = (F64_BK % khw) / ikw, dkx = (F64_BK % khw) % ikw;
+	for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+		// channel tile fastest: the channel tiles of one pixel tile share its input in L2
+		long long t = tile;
+		const long long ct = t % ctiles;
+		t /= ctiles;
+		const long long txi = t % tiles_x;
+		t /= tiles_x;
+		const long long tyi = t % tiles_y, n = t / tiles_y;
+		const long long oy0 = tyi * TR, ox0 = txi * TC;
+		const float *in_n = input + n * cin * hw;
 
-	float ra, rb[F64_BK];
-	auto load_slice = [&](long long k0) {
-		ra = (a_ok && k0 + a_k < K) ? a_src[k0] : 0.0f;
-		int c = kc, yy = ky, xx = kx;
+		// Stage chunk k into buffer buf: the weights as 16-byte pieces, the input window row by
+		// row (warp wid takes rows wid, wid + 8, ..., lane the columns lane and 32 + lane).
+		auto issue = [&](int k, int buf) {
+			float *Ws = smem + buf * STAGE, *Xs = Ws + WST;
+			const long long c0 = (long long)k * CIC;
+			const int nci = (int)min((long long)CIC, cin - c0);
+			for (int i = tid; i < CIC * 9 * (TCO / 4); i += 256) {
+				const int kk = i >> 4, q = i & 15; // kk = ci * 9 + tap
+				if (kk < nci * 9)
+					__pipeline_memcpy_async(Ws + kk * TCO + q * 4, wpk + (c0 * 9 + kk) * cpad + ct * TCO + q * 4, 16);
+			}
+			for (int row = wid; row < nci * XR; row += 8) {
+				const int ci = row / XR, yy = row - ci * XR;
+				const long long iy = oy0 - padding + yy;
+				const bool yok = iy >= 0 && iy < h;
+				const float *src = in_n + (c0 + ci) * hw + (yok ? iy * w : 0);
+				float *dst = Xs + ci * XPL + yy * XS;
+				for (int xx = lane; xx < XW; xx += 32) {
+					const long long ix = ox0 - padding + xx;
+					const bool ok = yok && ix >= 0 && ix < w;
+					copy4(dst + xx, ok ? src + ix : in_n, ok);
+				}
+			}
+			__pipeline_commit();
+		};
+
+		float tot[8][8], part[8][8];
 #pragma unroll
-		for (int r = 0; r < F64_BK; r++) {
-			if (r) { // next k: kx + 1 with carries into ky and ci
-				if (++xx == ikw) {
-					xx = 0;
-					if (++yy == ikh) {
-						yy = 0;
-						c++;
+		for (int i = 0; i < 8; i++)
+#pragma unroll
+			for (int j = 0; j < 8; j++)
+				tot[i][j] = 0.0f;
+
+		issue(0, 0);
+		for (int k = 0; k < nchunks; k++) {
+			if (k + 1 < nchunks) {
+				issue(k + 1, (k + 1) & 1);
+				__pipeline_wait_prior(1); // chunk k has landed (this thread's copies)
+			} else {
+				__pipeline_wait_prior(0);
+			}
+			__syncthreads(); // ... and every thread's
+
+			const float *wq = smem + (k & 1) * STAGE + wid * 8;              // this warp's 8 channels
+			const float *xq = smem + (k & 1) * STAGE + WST + r * XS + cg * 8; // this thread's window
+			const float *const xend = xq + (int)min((long long)CIC, cin - (long long)k * CIC) * XPL;
+#pragma unroll
+			for (int i = 0; i < 8; i++)
+#pragma unroll
+				for (int j = 0; j < 8; j++)
+					part[i][j] = 0.0f;
+#pragma unroll 1
+			for (; xq < xend; xq += XPL, wq += 9 * TCO) { // one input channel
+#pragma unroll
+				for (int ky = 0; ky < 3; ky++) {
+					float xv[10]; // 10 inputs of row r + ky: 5 conflict-free 8-byte loads
+#pragma unroll
+					for (int j = 0; j < 5; j++) {
+						const float2 v = *reinterpret_cast<const float2 *>(xq + ky * XS + 2 * j);
+						xv[2 * j] = v.x;
+						xv[2 * j + 1] = v.y;
+					}
+#pragma unroll
+					for (int kx = 0; kx < 3; kx++) {
+						const float4 wa = *reinterpret_cast<const float4 *>(wq + (ky * 3 + kx) * TCO);
+						const float4 wb = *reinterpret_cast<const float4 *>(wq + (ky * 3 + kx) * TCO + 4);
+						const float wv[8] = {wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w};
+#pragma unroll
+						for (int i = 0; i < 8; i++)
+#pragma unroll
+							for (int j = 0; j < 8; j++)
+								part[i][j] = fmaf(wv[i], xv[j + kx], part[i][j]);
 					}
 				}
 			}
-			const int iy = piy + yy * idil, ix = pix + xx * idil;
-			rb[r] = (k0 + r < K && (unsigned)iy < (unsigned)ih && (unsigned)ix < (unsigned)iw)
-					? b_src[(long long)c * hw + (long long)iy * w + ix]
-					: 0.0f;
-		}
-	};
-	auto advance_k = [&]() {
-		kx += dkx;
-		if (kx >= ikw) {
-			kx -= ikw;
-			ky++;
-		}
-		ky += dky;
-		if (ky >= ikh) {
-			ky -= ikh;
-			kc++;
-		}
-		kc += dkc;
-	};
-	auto store_slice = [&](int buf) {
-		As[buf][a_k][a_row] = (double)ra;
 #pragma unroll
-		for (int r = 0; r < F64_BK; r++)
-			Bs[buf][r][tid] = (double)rb[r];
-	};
-
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			acc[i][j] = acc0[i];
-
-	const long long nslices = (K + F64_BK - 1) / F64_BK;
-	load_slice(0);
-	store_slice(0);
-	__syncthreads();
-	for (long long s = 0; s < nslices; s++) {
-		const int cur = (int)(s & 1);
-		const bool more = s + 1 < nslices;
-		if (more) {
-			advance_k();
-			load_slice((s + 1) * F64_BK);
-		}
-#pragma unroll
-		for (int kk = 0; kk < F64_BK; kk++) {
-			double a[4], b[8];
-#pragma unroll
-			for (int q = 0; q < 2; q++) {
-				double2 v = *reinterpret_cast<const double2 *>(&As[cur][kk][ty * 4 + 2 * q]);
-				a[2 * q] = v.x;
-				a[2 * q + 1] = v.y;
-			}
-#pragma unroll
-			for (int q = 0; q < 4; q++) {
-				double2 v = *reinterpret_cast<const double2 *>(&Bs[cur][kk][q * 64 + tx * 2]);
-				b[2 * q] = v.x;
-				b[2 * q + 1] = v.y;
-			}
-#pragma unroll
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < 8; i++)
 #pragma unroll
 				for (int j = 0; j < 8; j++)
-					acc[i][j] = fma(a[i], b[j], acc[i][j]);
+					tot[i][j] = __fadd_rn(tot[i][j], part[i][j]);
+			__syncthreads(); // the buffer is free for the chunk after next
 		}
-		if (more)
-			store_slice(cur ^ 1);
-		__syncthreads();
+
+		// epilogue: bias, selu, store (rows and columns past the output are dropped)
+		const long long oy = oy0 + r;
+		if (oy < oh) {
+#pragma unroll
+			for (int i = 0; i < 8; i++) {
+				const long long co = ct * TCO + wid * 8 + i;
+				if (co >= cout)
+					continue;
+				const float b = has_bias ? bias[co] : 0.0f;
+				float *yp = y + ((n * cout + co) * oh + oy) * ow + ox0 + cg * 8;
+#pragma unroll
+				for (int j = 0; j < 8; j++)
+					if (ox0 + cg * 8 + j < ow)
+						yp[j] = selu_f32(has_bias ? __fadd_rn(tot[i][j], b) : tot[i][j]);
+			}
+		}
 	}
 }
 
-// selu[n, c, oy, ox] = selu(f32(acc + bias[c])) for the thread's 4 x 8 outputs of one tile.
-extern "C" __global__ void __launch_bounds__(256, 1)
-conv_selu_f64(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias,
-	      float *__restrict__ y, long long nb, long long cin, long long h, long long w, long long cout,
-	      long long kh, long long kw, long long stride, long long padding, long long dilation, long long groups,
-	      int has_bias)
+// Every other shape: one output per thread and loop step, the exact f64 sum over (ci, ky, kx) with
+// padding taps as 0 (as the reference: 0 * an inf weight is NaN), then f32(sum + bias) and selu.
+extern "C" __global__ void __launch_bounds__(256)
+conv_selu_general(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias,
+		  float *__restrict__ y, long long nb, long long cin, long long h, long long w, long long cout,
+		  long long kh, long long kw, long long stride, long long padding, long long dilation,
+		  long long groups, int has_bias)
 {
+	if (fast_path(kh, kw, stride, dilation, groups))
+		return;
 	const long long oh = (h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1;
 	const long long ow = (w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1;
-	const long long cout_g = cout / groups, P = oh * ow, N = nb * P;
-	const long long nct = (cout_g + F64_BM - 1) / F64_BM; // channel tiles per group
-	const long long pt = (long long)blockIdx.x / nct, ct = (long long)blockIdx.x % nct;
-	const long long p0 = pt * F64_BN, co0 = ct * F64_BM, g = blockIdx.z;
-	if (p0 >= N) // never with the launch line's grid
+	if (oh <= 0 || ow <= 0)
 		return;
-	const int tid = threadIdx.x, wid = tid >> 5, lane = tid & 31;
-	const int ty = (wid & 1) * 4 + (lane >> 3), tx = (wid >> 1) * 8 + (lane & 7);
-
-	double acc0[4] = {0.0, 0.0, 0.0, 0.0}, acc[4][8]; // the reference adds the bias after the sum
-	f64_conv_tile(input, weight, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, ow, P, N, p0, co0,
-		      g, acc0, acc);
-
-	const float poscoef = __int_as_float(0x3f867d5f), negcoef = __int_as_float(0x3fe10966);
-#pragma unroll
-	for (int j = 0; j < 8; j++) {
-		const long long p = p0 + (j >> 1) * 64 + tx * 2 + (j & 1);
-		if (p >= N)
-			continue;
-		long long n, rem;
-		f64_divmod(p, P, n, rem);
-		float *yp = y + n * cout * P + rem;
-#pragma unroll
-		for (int i = 0; i < 4; i++) {
-			const long long co = co0 + ty * 4 + i;
-			if (co >= cout_g)
-				continue;
-			const long long ch = g * cout_g + co;
-			const double b = has_bias ? (double)bias[ch] : 0.0;
-			const float v = (float)(acc[i][j] + b);
-			yp[ch * P] = v > 0.0f ? __fmul_rn(v, poscoef) : __fmul_rn(expm1f(v), negcoef);
-		}
+	const long long cin_g = cin / groups, cout_g = cout / groups, total = nb * cout * oh * ow;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+	     e += (long long)gridDim.x * blockDim.x) {
+		long long t = e;
+		const long long ox = t % ow;
+		t /= ow;
+		const long long oy = t % oh;
+		t /= oh;
+		const long long co = t % cout, n = t / cout, g = co / cout_g;
+		const float *xp = input + (n * cin + g * cin_g) * h * w;
+		const float *wp = weight + co * cin_g * kh * kw;
+		double acc = 0.0;
+		for (long long ci = 0; ci < cin_g; ci++)
+			for (long long ky = 0; ky < kh; ky++) {
+				const long long iy = oy * stride - padding + ky * dilation;
+				for (long long kx = 0; kx < kw; kx++) {
+					const long long ix = ox * stride - padding + kx * dilation;
+					const bool ok = iy >= 0 && iy < h && ix >= 0 && ix < w;
+					const double xv = ok ? (double)xp[(ci * h + iy) * w + ix] : 0.0;
+					acc = fma((double)wp[(ci * kh + ky) * kw + kx], xv, acc);
+				}
+			}
+		const double b = has_bias ? (double)bias[co] : 0.0;
+		y[e] = selu_f32((float)(acc + b));
 	}
 }
 
@@ -290,7 +322,7 @@ in_stats(const float *__restrict__ s, float *__restrict__ mean_p, float *__restr
 	}
 }
 
-// y = (y - mean) * invstd in place, float4 where the plane allows (cnt % 4 == 0), else scalar.
+// The reference's in_apply_inplace: y = (y - mean) * invstd, float4 where cnt % 4 == 0.
 extern "C" __global__ void __launch_bounds__(256)
 in_apply_inplace(float *y, const float *__restrict__ mean_p, const float *__restrict__ invstd_p, long long planes,
 		 long long cnt)
