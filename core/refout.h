@@ -10,6 +10,10 @@
  * sizes, and the bytes of every input as they lay on the device (a digest of each), so a
  * changed generator, seed, size or reference never finds them.
  *
+ * A run of the reference's own image (a sweep of the references) keeps them at both inputs of
+ * each row, the fresh ones after timing included, so that an evaluation after a sweep need not
+ * run the reference at either check.
+ *
  * Only outputs that cost more to compute than to load are kept (refout_worth_keeping). A
  * candidate judged wrong against kept outputs is judged again against the reference run live
  * (core/engine_refout.c): a kept output can make a run faster, never change a failing verdict or

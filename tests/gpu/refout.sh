@@ -8,7 +8,10 @@
 #      determinant there): with kept outputs it is judged again against the reference run live
 #      (the log says so), and its verdict, message and perf rows equal those of a run with
 #      --retime-reference (nothing kept used), with --compare host and gpu alike;
-#   4. --retime-reference uses no kept outputs.
+#   4. --retime-reference uses no kept outputs;
+#   5. on another fresh history, a run of the reference itself (what a sweep does) keeps its outputs
+#      at both checks of each row (the fresh inputs after timing too): the correct candidate after
+#      it takes kept outputs at as many checks as the second run above.
 # Skips (77) without a CUDA device.
 . "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
@@ -23,10 +26,12 @@ if cmp -s "$srcdir/tasks/$task/reference.cu" "$tmp/planted.cu"; then
 	exit 1
 fi
 
-run() {  # NAME SOURCE [OPTIONS...]: kbx run with the shortest timing, its --json in NAME.json
+run() {  # NAME SOURCE [OPTIONS...]: kbx run with the shortest timing (SOURCE "": the reference
+	# itself; $db: another history), its --json in NAME.json
 	name=$1 src=$2
 	shift 2
-	"$kbx" run "$task" "$src" --warmup 0 --rep 0 --json "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"
+	"$kbx" --db "${db:-$KBX_DB}" run "$task" ${src:+"$src"} --warmup 0 --rep 0 --json "$@" >"$tmp/$name.json" \
+		2>"$tmp/$name.err"
 	echo "# run $name: rc=$?"
 }
 run first "$good"
@@ -36,6 +41,10 @@ run planted_live "$tmp/planted.cu" --retime-reference
 run planted_kept_gpu "$tmp/planted.cu" --compare gpu
 run planted_live_gpu "$tmp/planted.cu" --compare gpu --retime-reference
 run good_live "$good" --retime-reference
+db="$tmp/sweep.db"
+run sweep_ref ""
+run after_sweep "$good"
+db=
 
 python3 - "$tmp" "$KBX_DB" <<'PY' || fail=1
 import json, sqlite3, sys
@@ -67,6 +76,11 @@ for mode in ("", "_gpu"):
     check(same, "planted%s: verdict, message and perf rows equal the live reference's" % mode)
     if not same:
         print("   kept: %s\n   live: %s" % (rows(kept), rows(live)))
+kept_n = lambda d: int(kept_line(d)[0].split(" at ")[1].split(" of ")[0]) if kept_line(d) else 0
+sweep_ref, after = load("sweep_ref"), load("after_sweep")
+check(sweep_ref["verdict"] == "pass", "the reference's own run passes (%s)" % sweep_ref["verdict"])
+check(after["verdict"] == "pass" and kept_n(after) == kept_n(second) > 0,
+      "after the reference's own run, kept outputs at %d checks (the second run: %d)" % (kept_n(after), kept_n(second)))
 good_live = load("good_live")
 check(good_live["verdict"] == "pass" and not kept_line(good_live), "--retime-reference: pass, nothing kept used")
 sys.exit(bad)
