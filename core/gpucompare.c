@@ -568,9 +568,7 @@ enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int p
 		return GPUCOMPARE_HOST_CASE;
 	if (t->verifier && strcmp(t->verifier, "elementwise"))
 		return GPUCOMPARE_HOST_VERIFIER;
-	if (t->quant)
-		return GPUCOMPARE_HOST_QUANT;
-	if (t->exact_buf)
+	if (t->exact_buf && want_gpu == COMPARE_BOTH)
 		return GPUCOMPARE_HOST_EXACT;
 	if (kernel_failed)
 		return GPUCOMPARE_HOST_NO_KERNEL;
@@ -597,8 +595,7 @@ const char *gpucompare_route_why(enum gpucompare_route how)
 	case GPUCOMPARE_HOST_OPTION: return "--compare host";
 	case GPUCOMPARE_HOST_CASE: return "a case, not a perf row";
 	case GPUCOMPARE_HOST_VERIFIER: return "the task's verifier runs on the host";
-	case GPUCOMPARE_HOST_QUANT: return "the task's [quant] lens reads both outputs on the host";
-	case GPUCOMPARE_HOST_EXACT: return "the task's [tolerance] exact compares with its exact result on the host";
+	case GPUCOMPARE_HOST_EXACT: return "--compare both: the task's [tolerance] exact result is compared on the host";
 	case GPUCOMPARE_HOST_NO_KERNEL: return "the GPU comparison kernel cannot be used";
 	}
 	return "?";

@@ -87,15 +87,19 @@ const char *compare_mode_name(int mode);
 int compare_mode_parse(const char *s);
 
 /* Where the engine compares a problem's outputs (`--compare gpu`, engine.h): on the GPU only at a
- * perf row of an elementwise task with no [quant] lens and no [tolerance] exact, with the kernel
- * usable; everything else on the host, as always. Pure: tests/core/test_gpucompare. */
+ * perf row of an elementwise task, with the kernel usable; everything else on the host, as always.
+ * A task with a [quant] lens or a [tolerance] exact result is compared on the GPU too: an output
+ * that fails there is judged again on the host, which runs the lens and the exact target as it
+ * always did, and a perf row that passes keeps no lens (its report is the verdict alone). Under
+ * --compare both a task with an exact result stays on the host: an output that passes only
+ * against the exact result is reported as that comparison, which the GPU's cannot equal.
+ * Pure: tests/core/test_gpucompare. */
 enum gpucompare_route {
 	GPUCOMPARE_ON_GPU,
 	GPUCOMPARE_HOST_OPTION,         /* --compare host, the default */
 	GPUCOMPARE_HOST_CASE,           /* a case, not a perf row */
 	GPUCOMPARE_HOST_VERIFIER,       /* a property or distribution verifier */
-	GPUCOMPARE_HOST_QUANT,          /* [quant]: its lens reads both outputs */
-	GPUCOMPARE_HOST_EXACT,          /* [tolerance] exact: compared with the exact result too */
+	GPUCOMPARE_HOST_EXACT,          /* [tolerance] exact under --compare both */
 	GPUCOMPARE_HOST_NO_KERNEL       /* the kernel could not be compiled, loaded or run */
 };
 enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int perf_row, int kernel_failed);

@@ -386,12 +386,15 @@ static void test_route(void **state)
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
 	assert_int_equal(gpucompare_route(&t, 0, 1, 0), GPUCOMPARE_HOST_OPTION);
 	t.verifier = NULL;
+	/* a [quant] lens or an exact result: on the GPU (a failing output is judged on the host) */
 	t.quant = (struct quant_spec *)quant_stub;
-	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_QUANT);
+	assert_int_equal(gpucompare_route(&t, COMPARE_GPU, 1, 0), GPUCOMPARE_ON_GPU);
+	assert_int_equal(gpucompare_route(&t, COMPARE_BOTH, 1, 0), GPUCOMPARE_ON_GPU);
 	t.quant = NULL;
 	t.exact_buf = "exact";
-	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_EXACT);
-	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
+	assert_int_equal(gpucompare_route(&t, COMPARE_GPU, 1, 0), GPUCOMPARE_ON_GPU);
+	assert_int_equal(gpucompare_route(&t, COMPARE_BOTH, 1, 0), GPUCOMPARE_HOST_EXACT);
+	assert_int_equal(gpucompare_route(&t, COMPARE_GPU, 0, 0), GPUCOMPARE_HOST_CASE);
 	for (int h = GPUCOMPARE_ON_GPU; h <= GPUCOMPARE_HOST_NO_KERNEL; h++)
 		assert_string_not_equal(gpucompare_route_why((enum gpucompare_route)h), "?");
 }

@@ -3,9 +3,9 @@
 # --compare gpu must give the same verdicts and messages, cases and perf rows alike (timings,
 # logs and warnings aside), and the GPU path must have been taken where it applies. Candidates:
 # correct examples, the adversarial replayers that reach the perf rows, and two made here from
-# gelu's reference that go wrong only at perf sizes (a wrong value, elements left unwritten), so
-# that a failing output at a perf row is judged again on the host. Skips (77) without a CUDA
-# device.
+# gelu's reference that go wrong only at perf sizes (a wrong value, elements left unwritten), and
+# one from matmul_w8a8's example (a [quant] task with an exact result), so that a failing output
+# at a perf row is judged again on the host. Skips (77) without a CUDA device.
 . "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
 need_gpu
@@ -21,6 +21,15 @@ sed 's|^\t\ty4\[v\] = a;|\t\tif (v >= (1LL << 20)) continue;\n\t\ty4[v] = a;|' "
 	>"$tmp/gelu_unwritten_at_size.cu"
 grep -q '1LL << 20' "$tmp/gelu_wrong_at_size.cu" && grep -q '1LL << 20' "$tmp/gelu_unwritten_at_size.cu" || {
 	echo "FAIL could not make the wrong-at-size candidates from gelu's reference"
+	exit 1
+}
+
+# matmul_w8a8's correct example, 1.5 times off at m = 128 and 256 (its first two perf rows; no case
+# has those m)
+sed 's|^\t\ty\[row \* n + col\] = (float)acc \* (sx \* sw);|\t\ty[row * n + col] = (float)acc * (sx * sw) * (m == 128 \|\| m == 256 ? 1.5f : 1.0f);|' \
+	"$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu" >"$tmp/w8a8_wrong_at_size.cu"
+grep -q 'm == 128' "$tmp/w8a8_wrong_at_size.cu" || {
+	echo "FAIL could not make the wrong-at-size candidate from matmul_w8a8's example"
 	exit 1
 }
 
@@ -94,9 +103,13 @@ pair pool_cos_pass Fusion/fused_avg_pool2d_cosine_similarity \
 	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/pass_fused_per_window.cu"
 pair pool_cos_wrong Fusion/fused_avg_pool2d_cosine_similarity \
 	"$tasks/Fusion/fused_avg_pool2d_cosine_similarity/examples/wrong_pool_excludes_padding.cu"
-# [quant] stays on the host, and says so
+# [quant] and [tolerance] exact: compared on the GPU at the perf rows; the output of the one
+# wrong only at perf sizes fails there and is judged again on the host (lens, exact target)
 pair w8a8_pass Quantization/matmul_w8a8 "$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu"
-logs "w8a8: [quant] compares on the host" "$tmp/w8a8_pass.gpu.json" "compare their outputs on the host: the task's \\[quant\\]"
+logs "w8a8_pass: perf rows compared on the GPU" "$tmp/w8a8_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
+pair w8a8_wrong_at_size Quantization/matmul_w8a8 "$tmp/w8a8_wrong_at_size.cu"
+logs "w8a8_wrong_at_size: the failing output went to the host" "$tmp/w8a8_wrong_at_size.gpu.json" \
+	"judged again on the host"
 
 # --compare both: the host judges, the GPU compares the same buffers at every case and perf row
 # and its reports must be the host's (kbx ends the run in an error otherwise); the verdict is
