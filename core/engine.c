@@ -17,6 +17,7 @@
 #include "derive.h"
 #include "devgen.h"
 #include "gpucompare.h"
+#include "gpuprop.h"
 #include "nvml.h"
 #include "triton.h"
 
@@ -531,6 +532,7 @@ enum kbx_status engine_run(const struct task *t, const char *source, const char 
 	nvml_close(r.nvml);
 	devgen_close(r.devgen);
 	gpucompare_close(r.gcmp);
+	gpuprop_close(r.gprop);
 	if (r.gpu)
 		gpu_close(r.gpu);
 	return st;

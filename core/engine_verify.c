@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpucompare.h"
+#include "gpuprop.h"
 #include "stagediag.h"
 #include "stats.h"
 #include "verify.h"
@@ -306,6 +307,118 @@ int engine_gpu_compare_load(struct run *r)
 	}
 	r->gcmp_state = 1;
 	return 1;
+}
+
+/* The qr property's kernels (gpuprop.h), compiled through the compile cache and loaded the first
+ * time: 1 when they are; when that fails, one log line and the host's checks from then on. */
+static int gpu_prop_load(struct run *r)
+{
+	struct compile_result cr;
+	void *image = NULL;
+	size_t size = 0;
+	enum kbx_status st;
+
+	if (r->gprop)
+		return 1;
+	if (!r->gpu || r->gprop_state < 0)
+		return 0;
+	memset(&cr, 0, sizeof(cr));
+	st = engine_compile_source(r, gpuprop_source(), "kbx_gpuprop.cu", r->cache, &cr, &image, &size);
+	if (!st && !cr.ok)
+		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	if (!st)
+		st = gpuprop_open(r->gpu, image, &r->gprop);
+	compile_result_free(&cr);
+	free(image);
+	if (st) {
+		engine_log(r, "perf rows check the qr property on the host: its GPU kernels failed: %s", kbx_last_error());
+		kbx_clear_error();
+		r->gprop_state = -1;
+		return 0;
+	}
+	r->gprop_state = 1;
+	return 1;
+}
+
+/* The buffer index of the [verifier] role `role` (-1: none). */
+static int prop_buf(const struct task *t, const struct problem *pb, const char *role)
+{
+	const char *name = binding_get(t->verifier_params, t->nverifier_params, role);
+	int i;
+
+	for (i = 0; name && i < pb->nbufs; i++)
+		if (!strcmp(pb->bufs[i].arg->name, name))
+			return i;
+	return -1;
+}
+
+/* The qr property judged on the device (gpuprop.h): *done when every matrix's figures are within
+ * the tolerance: cr has its outputs, nothing came to the host. Anything else (a figure outside,
+ * NaN, shapes the kernels do not take, the kernels unusable; a sticky GPU error aside) leaves
+ * the problem to the host's checks, whose verdict and message stand. */
+static enum kbx_status judge_property_gpu(struct run *r, struct case_ctx *c, struct case_result *cr, int *done)
+{
+	const struct task *t = r->t;
+	const char *tol_expr = binding_get(t->verifier_params, t->nverifier_params, "tol");
+	int ia = prop_buf(t, &c->pb, "input"), iq = prop_buf(t, &c->pb, "q"), ir = prop_buf(t, &c->pb, "r");
+	const struct problem_buf *a, *q, *rb;
+	struct gpuprop_qr_figures *fig;
+	long long m, n, k, batch, b;
+	double tol, t0 = now_seconds();
+	enum kbx_status st;
+	int col, pass = 1, i, nout = 0;
+
+	*done = 0;
+	if (ia < 0 || iq < 0 || ir < 0 || !tol_expr || expr_eval_float(tol_expr, &c->pb.env, &tol, &col)) {
+		kbx_clear_error();
+		return KBX_OK;
+	}
+	a = &c->pb.bufs[ia], q = &c->pb.bufs[iq], rb = &c->pb.bufs[ir];
+	if (a->ndim < 2 || q->ndim < 2 || rb->ndim < 2 || a->arg->dtype != DT_F32 || q->arg->dtype != DT_F32 ||
+	    rb->arg->dtype != DT_F32 || !gpu_prop_load(r))
+		return KBX_OK;
+	m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = q->shape[q->ndim - 1];
+	if (m < 1 || n < 1 || k < 1 || rb->shape[rb->ndim - 1] != n || (long long)q->numel != (long long)a->numel / n * k)
+		return KBX_OK;
+	batch = (long long)a->numel / (m * n);
+	fig = xcalloc((size_t)batch + 1, sizeof(*fig));
+	st = gpuprop_qr(r->gprop, c->rs.args[a->arg - t->args].ptr, c->cs.args[q->arg - t->args].ptr,
+			c->cs.args[rb->arg - t->args].ptr, c->rs.args[rb->arg - t->args].ptr, batch, m, n, k,
+			rb->shape[rb->ndim - 2], fig);
+	for (b = 0; !st && b < batch; b++)
+		pass &= fig[b].recon <= tol && fig[b].orth <= tol && fig[b].lower <= tol && fig[b].diff <= tol;
+	free(fig);
+	r->gcmp_s += now_seconds() - t0;
+	if (st) {
+		if (gpu_is_sticky(r->gpu)) {
+			r->sticky = 1;
+			return st;
+		}
+		kbx_clear_error();   /* shapes it does not take: the host checks them */
+		return KBX_OK;
+	}
+	if (!pass) {
+		r->gcmp_host++;
+		return KBX_OK;
+	}
+	for (i = 0; i < c->pb.nbufs; i++)
+		nout += c->pb.bufs[i].arg->dir != ARG_IN;
+	cr->outputs = xcalloc((size_t)nout + 1, sizeof(*cr->outputs));
+	for (i = 0; i < c->pb.nbufs; i++) {
+		const struct problem_buf *o = &c->pb.bufs[i];
+		struct output_result *out;
+
+		if (o->arg->dir == ARG_IN)
+			continue;
+		out = &cr->outputs[cr->noutputs++];
+		snprintf(out->arg, sizeof(out->arg), "%s", o->arg->name);
+		out->cmp.n = o->numel;
+		out->cmp.pass = 1;
+		out->cmp.cosine = out->cmp.l1_relative = out->cmp.rmse = -1;
+		r->gcmp_saved += 2.0 * (double)o->bytes;
+	}
+	*done = 1;
+	return KBX_OK;
 }
 
 /* Every output compared with the reference's on the device. *done when they all pass: cr has
@@ -914,7 +1027,8 @@ static enum kbx_status judge_outputs(struct run *r, struct case_ctx *c, const ch
 		sbuf_release(&msg);
 		return st;
 	}
-	if (c->gpu_cmp && !property && (st = compare_outputs_gpu(r, c, cr, &c->gpu_judged))) {
+	if (c->gpu_cmp && (st = property ? judge_property_gpu(r, c, cr, &c->gpu_judged)
+					  : compare_outputs_gpu(r, c, cr, &c->gpu_judged))) {
 		sbuf_release(&msg);
 		return st;
 	}
@@ -932,7 +1046,7 @@ static enum kbx_status judge_outputs(struct run *r, struct case_ctx *c, const ch
 		sbuf_release(&msg);
 		return st;
 	}
-	if (property) {
+	if (property && !c->gpu_judged) {
 		struct verify_result vr;
 
 		st = verify_property(t, &c->pb, c->in, cand_out, c->ref_out, &vr);

@@ -566,8 +566,14 @@ enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int p
 		return GPUCOMPARE_HOST_OPTION;
 	if (!perf_row)
 		return GPUCOMPARE_HOST_CASE;
-	if (t->verifier && strcmp(t->verifier, "elementwise"))
+	if (t->verifier && !strcmp(t->verifier, "property")) {
+		const char *kind = binding_get(t->verifier_params, t->nverifier_params, "property");
+
+		if (!kind || strcmp(kind, "qr"))
+			return GPUCOMPARE_HOST_VERIFIER;
+	} else if (t->verifier && strcmp(t->verifier, "elementwise")) {
 		return GPUCOMPARE_HOST_VERIFIER;
+	}
 	if (t->exact_buf && want_gpu == COMPARE_BOTH)
 		return GPUCOMPARE_HOST_EXACT;
 	if (kernel_failed)

@@ -370,7 +370,8 @@ static void test_gpu_matches_host(void **state)
 static void test_route(void **state)
 {
 	static struct task t;
-	char quant_stub[8];
+	char quant_stub[8], key[] = "property", value[8] = "qr";
+	struct binding kind = { key, value, 1 };
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
@@ -382,6 +383,16 @@ static void test_route(void **state)
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
 	t.verifier = "property";
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
+	/* the qr property's figures are computed on the GPU (gpuprop.h); eig and svd stay on the host */
+	t.verifier_params = &kind;
+	t.nverifier_params = 1;
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
+	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 1), GPUCOMPARE_HOST_NO_KERNEL);
+	memcpy(value, "eig", 4);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
+	t.verifier_params = NULL;
+	t.nverifier_params = 0;
 	t.verifier = "distribution";
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
 	assert_int_equal(gpucompare_route(&t, 0, 1, 0), GPUCOMPARE_HOST_OPTION);

@@ -4,8 +4,9 @@
 # logs and warnings aside), and the GPU path must have been taken where it applies. Candidates:
 # correct examples, the adversarial replayers that reach the perf rows, and two made here from
 # gelu's reference that go wrong only at perf sizes (a wrong value, elements left unwritten), and
-# one from matmul_w8a8's example (a [quant] task with an exact result), so that a failing output
-# at a perf row is judged again on the host. Skips (77) without a CUDA device.
+# one from matmul_w8a8's example (a [quant] task with an exact result) and one from qr's reference
+# (the property's figures on the GPU), so that a failing output at a perf row is judged again on
+# the host. Skips (77) without a CUDA device.
 . "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
 need_gpu
@@ -30,6 +31,15 @@ sed 's|^\t\ty\[row \* n + col\] = (float)acc \* (sx \* sw);|\t\ty[row * n + col]
 	"$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu" >"$tmp/w8a8_wrong_at_size.cu"
 grep -q 'm == 128' "$tmp/w8a8_wrong_at_size.cu" || {
 	echo "FAIL could not make the wrong-at-size candidate from matmul_w8a8's example"
+	exit 1
+}
+
+# qr's reference with R 0.1% off at m = n = 16 and 32 (its first two perf rows; no case is square
+# at those sizes): its property figures fail on the GPU and the host judges it
+sed 's|^\t\t\tR\[e\] = (float)v;|\t\t\tR[e] = (float)v * (m == n \&\& (n == 16 \|\| n == 32) ? 1.001f : 1.0f);|' \
+	"$tasks/LinearAlgebra/qr/reference.cu" >"$tmp/qr_wrong_at_size.cu"
+grep -q 'n == 16' "$tmp/qr_wrong_at_size.cu" || {
+	echo "FAIL could not make the wrong-at-size candidate from qr's reference"
 	exit 1
 }
 
@@ -110,6 +120,14 @@ logs "w8a8_pass: perf rows compared on the GPU" "$tmp/w8a8_pass.gpu.json" "perf 
 pair w8a8_wrong_at_size Quantization/matmul_w8a8 "$tmp/w8a8_wrong_at_size.cu"
 logs "w8a8_wrong_at_size: the failing output went to the host" "$tmp/w8a8_wrong_at_size.gpu.json" \
 	"judged again on the host"
+
+# the qr property: its figures computed on the GPU at the perf rows (gpuprop.h); a failing row is
+# judged on the host
+pair qr_pass LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/pass_f32_householder_block.cu"
+logs "qr_pass: perf rows checked on the GPU" "$tmp/qr_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
+pair qr_wrong_at_size LinearAlgebra/qr "$tmp/qr_wrong_at_size.cu"
+logs "qr_wrong_at_size: the failing row went to the host" "$tmp/qr_wrong_at_size.gpu.json" "judged again on the host"
+pair qr_gram_schmidt LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/wrong_classical_gram_schmidt.cu"
 
 # --compare both: the host judges, the GPU compares the same buffers at every case and perf row
 # and its reports must be the host's (kbx ends the run in an error otherwise); the verdict is
