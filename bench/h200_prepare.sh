@@ -14,8 +14,12 @@ rm -rf .carry
 mkdir -p .carry/bin/py .carry/lib
 cp kbx .carry/bin/
 cp py/libkbxpy.so .carry/bin/py/
-# what kbx links that the device's Ubuntu lacks (it has ncursesw, sqlite3 and pcre2)
-for lib in $(ldd kbx | awk '/libjansson|libinih/ { print $3 }'); do
+# the unit tests whose GPU parts only a device runs (make check skips them here)
+mkdir -p .carry/bin/tests
+make -s tests/core/test_gpucompare tests/core/test_gpuprop >/dev/null
+cp tests/core/test_gpucompare tests/core/test_gpuprop .carry/bin/tests/
+# what kbx and those tests link that the device's Ubuntu lacks (it has ncursesw, sqlite3 and pcre2)
+for lib in $(ldd kbx tests/core/test_gpuprop | awk '/libjansson|libinih|libcmocka/ { print $3 }' | sort -u); do
 	cp "$lib" .carry/lib/
 done
 cp -r "$ref" .carry/kbxref

@@ -2,7 +2,8 @@
 # The device plan in three calls of about nine minutes (one lent H200, 30 minutes a session),
 # each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
 # a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
-#   A  tests/gpu/timing.sh (kept reference timings included), tests/adversarial/gpu.sh,
+#   A  the GPU parts of tests/core/test_gpucompare and test_gpuprop, tests/gpu/timing.sh (kept
+#      reference timings included), tests/adversarial/gpu.sh,
 #      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker) and refout.sh,
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
@@ -103,6 +104,13 @@ perf_list() {  # NAME FILE JOBS RERUN: perf_check on FILE's sources until BUDGET
 "$kbx" doctor >"$r/doctor.txt" 2>&1
 case $step in
 A)
+	# the unit tests' GPU parts (bench/h200_prepare.sh carries them): the comparison kernel and the
+	# qr property's kernels against the host
+	for t in test_gpucompare test_gpuprop; do
+		timeout 120 "$bin/tests/$t" >"$r/$t.txt" 2>&1
+		el "$t rc=$? $(grep -cE '^\[ +OK +\]' "$r/$t.txt") ok, $(grep -cE '^\[ +(FAILED|SKIPPED) +\]' "$r/$t.txt") failed or skipped"
+		grep -E '^\[ +(FAILED|SKIPPED|ERROR|LINE) +\]|^#' "$r/$t.txt" | head -10
+	done
 	gpu_test 60 timing tests/gpu/timing.sh
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
 	# --compare both on the same buffers, and one kept kbx worker for every CUDA item
