@@ -452,6 +452,8 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 			engine_refout_keep(r, c, &c->cs, NULL, rkey, now_seconds() - t0);
 		}
 	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
+		/* with --compare gpu f32 draws are tested on the device (engine_verify_distribution) */
+		c->gpu_cmp = r->o->compare_gpu == COMPARE_GPU && engine_gpu_compare(r);
 		st = engine_make_inputs(r, &c->pb, key, 0, &c->in);
 		if (!st)
 			st = engine_set_alloc(r, &c->cs, &c->pb, &r->cand);

@@ -1225,25 +1225,65 @@ static double z_limit(void)
 	return 4.8916;  /* two-sided normal quantile at 1e-6 */
 }
 
-/* Whether the run just made with the first run's seed repeated it (first: that run's output on
- * the host), told on the device: the digest of its output (gpucompare.h) against the first's, so
- * that it need not be copied (an output of 2^27 values is 512 MiB). A digest that differs proves
- * the bytes differ; two different outputs with one digest are a 2^-64 chance. 1 with *differs
- * set when it could tell; 0 (the output is then copied and compared byte by byte) when the
- * comparison kernel cannot be used. */
-static int repeat_differs_on_device(struct run *r, const struct case_ctx *c, const struct problem_buf *ob, int oi,
-				    const void *first, int *differs)
-{
-	uint64_t dev;
+/* What the distribution test measured: on the host from the outputs copied there, or on the
+ * device (dist_on_device). */
+struct dist_figures {
+	size_t outside, differ;
+	double mean, var, p;
+	int repeat_differs;
+};
 
-	if (!engine_gpu_compare_load(r))
-		return 0;
-	if (gpucompare_digest(r->gcmp, c->cs.args[ob->arg - r->t->args].ptr, ob->bytes, (uint64_t)oi, &dev)) {
-		kbx_clear_error();
-		return 0;
+/* The KS p-value of an evenly strided sample of the n values at x (dtype dt): sorting 10^8 values
+ * for one statistic costs seconds, so above KS_MAX_SAMPLES every stride-th value is tested (every
+ * value still counts for range, mean and variance). sample, if not NULL, already holds that
+ * sample (gathered on the device), and x is not read. */
+static double ks_p_value(enum dtype dt, const void *x, const float *sample, size_t n)
+{
+	size_t stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1, m = 0, k;
+	double *xs = xmalloc((n / stride + 1) * sizeof(*xs)), p = 1;
+
+	for (k = 0; k < n && m < KS_MAX_SAMPLES; k += stride, m++)
+		xs[m] = sample ? (double)sample[m] : dtype_get(dt, x, k, 0);
+	stats_ks_uniform(xs, m, &p);
+	free(xs);
+	return p;
+}
+
+/* The distribution test's figures at a perf row under --compare gpu (f32 draws): the first run's
+ * output kept in `first` on the device, the repeat told by digests, the moments and counts by
+ * gpuprop_uniform against the run with another seed (other), the KS sample gathered there: of
+ * three outputs of up to 512 MiB only the sample (16 MiB) crosses to the host. */
+static enum kbx_status dist_on_device(struct run *r, const struct problem_buf *ob, int oi, gpu_ptr first,
+				      gpu_ptr repeat_digest_of, gpu_ptr other, struct dist_figures *f)
+{
+	size_t n = ob->numel, stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1;
+	size_t m = (n + stride - 1) / stride < KS_MAX_SAMPLES ? (n + stride - 1) / stride : KS_MAX_SAMPLES;
+	struct gpuprop_uniform u;
+	uint64_t d1, d2;
+	float *sample;
+	enum kbx_status st;
+
+	if (repeat_digest_of) {
+		st = gpucompare_digest(r->gcmp, first, ob->bytes, (uint64_t)oi, &d1);
+		if (!st)
+			st = gpucompare_digest(r->gcmp, repeat_digest_of, ob->bytes, (uint64_t)oi, &d2);
+		if (!st)
+			f->repeat_differs = d1 != d2;
+		return st;
 	}
-	*differs = dev != gpucompare_digest_host(first, ob->bytes, (uint64_t)oi);
-	return 1;
+	st = gpuprop_uniform(r->gprop, first, other, (long long)n, &u);
+	if (st)
+		return st;
+	f->mean = u.mean, f->var = u.var, f->outside = u.outside, f->differ = u.differ;
+	f->p = 1;
+	if (n < 2)
+		return KBX_OK;
+	sample = xmalloc(m * sizeof(*sample));
+	st = gpuprop_gather(r->gprop, first, (long long)stride, (long long)m, sample);
+	if (!st)
+		f->p = ks_p_value(DT_F32, NULL, sample, n);
+	free(sample);
+	return st;
 }
 
 enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, const char *label, struct case_result *cr)
@@ -1256,7 +1296,9 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 	const struct problem_buf *ob = NULL;
 	enum kbx_status st;
 	char why[1024];
-	int i, oi = -1, host, repeat_differs = 0;
+	int i, oi = -1, host, dev;
+	gpu_ptr first = 0;
+	struct dist_figures f;
 
 	cr->verdict = V_PASS;
 	for (i = 0; i < c->pb.nbufs; i++)
@@ -1270,6 +1312,14 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 	 * tested (one run); its answer that the case is stochastic means it ran and wrote its
 	 * outputs. */
 	host = r->cand.host;
+	memset(&f, 0, sizeof(f));
+	/* under --compare gpu at a perf row, f32 draws are tested where they are (dist_on_device) */
+	dev = !host && c->gpu_cmp && ob->arg->dtype == DT_F32 && ob->numel > 0 && engine_gpu_compare_load(r) &&
+	      gpu_prop_load(r);
+	if (dev && gpu_alloc(r->gpu, ob->bytes, &first)) {
+		kbx_clear_error();
+		dev = 0;
+	}
 	for (i = 0; i < (host ? 1 : 3); i++) {
 		void ***dst = i == 0 ? &a : i == 1 ? &b : &d;
 
@@ -1298,31 +1348,33 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 			cr->message = xstrdup(why);
 			goto out;
 		}
-		if (i == 1 && repeat_differs_on_device(r, c, ob, oi, a[oi], &repeat_differs))
+		if (dev) {
+			gpu_ptr out_ptr = c->cs.args[ob->arg - t->args].ptr;
+
+			st = i == 0 ? gpu_copy(r->gpu, first, out_ptr, ob->bytes)
+				    : dist_on_device(r, ob, oi, first, i == 1 ? out_ptr : 0, out_ptr, &f);
+			if (st)
+				goto out;
 			continue;
+		}
 		st = engine_fetch_outputs(r, &c->cs, &c->pb, dst);
 		if (st)
 			goto out;
 	}
+	if (dev) {   /* for the log line of what --compare gpu saved (issue 20) */
+		r->gcmp_saved += 3.0 * (double)ob->bytes;
+	} else {
+		dist_moments(ob->arg->dtype, a[oi], host ? NULL : d[oi], ob->numel, &f.mean, &f.var, &f.outside, &f.differ);
+		f.p = ob->numel >= 2 ? ks_p_value(ob->arg->dtype, a[oi], NULL, ob->numel) : 1;
+		f.repeat_differs = !host && !compare_bitwise(a[oi], b[oi], ob->bytes);
+	}
 	{
-		size_t n = ob->numel, outside = 0, differ = 0;
-		double mean = 0, var = 0, p = 1, z, zv;
+		size_t n = ob->numel, outside = f.outside, differ = f.differ;
+		double mean = f.mean, var = f.var, p = f.p, z, zv;
 		struct sbuf msg = SBUF_INIT;
 
-		dist_moments(ob->arg->dtype, a[oi], host ? NULL : d[oi], n, &mean, &var, &outside, &differ);
 		z = n ? fabs(mean - 0.5) / sqrt(1.0 / 12.0 / (double)n) : 0;
 		zv = n > 1 ? fabs(var - 1.0 / 12.0) / sqrt((1.0 / 80.0 - 1.0 / 144.0) / (double)n) : 0;
-		if (n >= 2) {
-			/* Sorting 10^8 values for one statistic costs seconds: above KS_MAX_SAMPLES, test
-			 * an evenly strided sample (every value still counts for range, mean and variance) */
-			size_t stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1, m = 0, k;
-			double *xs = xmalloc((n / stride + 1) * sizeof(*xs));
-
-			for (k = 0; k < n && m < KS_MAX_SAMPLES; k += stride)
-				xs[m++] = dtype_get(ob->arg->dtype, a[oi], k, 0);
-			stats_ks_uniform(xs, m, &p);
-			free(xs);
-		}
 		if (outside)
 			sbuf_addf(&msg, "%zu of %zu values outside [0, 1)", outside, n);
 		if (z > z_limit())
@@ -1331,7 +1383,7 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 			sbuf_addf(&msg, "%svariance %.6f is %.1f sigma from 1/12", msg.len ? "; " : "", var, zv);
 		if (n >= 2 && p < 1e-6)
 			sbuf_addf(&msg, "%sKolmogorov-Smirnov rejects U(0,1) (p = %.2g)", msg.len ? "; " : "", p);
-		if (!host && (b ? !compare_bitwise(a[oi], b[oi], ob->bytes) : repeat_differs))
+		if (!host && f.repeat_differs)
 			sbuf_addf(&msg, "%stwo runs with the same seed differ", msg.len ? "; " : "");
 		if (!host && seed_arg && n >= 16 && differ < n / 2)
 			sbuf_addf(&msg, "%sanother seed changed only %zu of %zu values", msg.len ? "; " : "", differ, n);
@@ -1348,6 +1400,8 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 		sbuf_release(&msg);
 	}
 out:
+	if (first)
+		gpu_free(r->gpu, first);
 	engine_host_free(a, c->pb.nbufs);
 	engine_host_free(b, c->pb.nbufs);
 	engine_host_free(d, c->pb.nbufs);

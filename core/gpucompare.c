@@ -571,7 +571,7 @@ enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int p
 
 		if (!kind || strcmp(kind, "qr"))
 			return GPUCOMPARE_HOST_VERIFIER;
-	} else if (t->verifier && strcmp(t->verifier, "elementwise")) {
+	} else if (t->verifier && strcmp(t->verifier, "elementwise") && strcmp(t->verifier, "distribution")) {
 		return GPUCOMPARE_HOST_VERIFIER;
 	}
 	if (t->exact_buf && want_gpu == COMPARE_BOTH)

@@ -237,6 +237,58 @@ static const char source[] =
 	"	s = gp_block_sum(s, red);\n"
 	"	if (threadIdx.x == 0)\n"
 	"		partial[(long long)blockIdx.y * gridDim.x + blockIdx.x] = s;\n"
+	"}\n"
+	"\n"
+	"/* Random draws tested against U(0, 1) (the distribution verifier, engine_verify_distribution):\n"
+	" * pass 1 sums the values, counts those outside [0, 1) and those that differ from other's (when\n"
+	" * other is given: the run with another seed); pass 2 sums the squared deviations from mean. One\n"
+	" * partial sum and two counts per block, gridDim.x blocks striding over the n values. */\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_unit_sums(const float *a, const float *other, long long n,\n"
+	"								   int pass, double mean, double *psum,\n"
+	"								   unsigned long long *pcount)\n"
+	"{\n"
+	"	__shared__ double red[GP_T];\n"
+	"	__shared__ unsigned long long counts[2];\n"
+	"	long long e, stride = (long long)gridDim.x * GP_T;\n"
+	"	unsigned long long outside = 0, differ = 0;\n"
+	"	double s = 0;\n"
+	"\n"
+	"	if (threadIdx.x < 2)\n"
+	"		counts[threadIdx.x] = 0;\n"
+	"	__syncthreads();\n"
+	"	for (e = (long long)blockIdx.x * GP_T + threadIdx.x; e < n; e += stride) {\n"
+	"		double x = (double)a[e];\n"
+	"\n"
+	"		if (pass == 2) {\n"
+	"			s = __dadd_rn(s, __dmul_rn(x - mean, x - mean));\n"
+	"			continue;\n"
+	"		}\n"
+	"		if (!(x >= 0 && x < 1))\n"
+	"			outside++;\n"
+	"		s = __dadd_rn(s, x);\n"
+	"		if (other && (double)other[e] != x)\n"
+	"			differ++;\n"
+	"	}\n"
+	"	if (outside)\n"
+	"		atomicAdd(&counts[0], outside);\n"
+	"	if (differ)\n"
+	"		atomicAdd(&counts[1], differ);\n"
+	"	s = gp_block_sum(s, red);\n"
+	"	if (threadIdx.x == 0) {\n"
+	"		psum[blockIdx.x] = s;\n"
+	"		pcount[2 * blockIdx.x] = counts[0];\n"
+	"		pcount[2 * blockIdx.x + 1] = counts[1];\n"
+	"	}\n"
+	"}\n"
+	"\n"
+	"/* out[i] = a[i * stride] for i < count: an evenly strided sample, copied alone */\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_gather(const float *a, long long stride, long long count,\n"
+	"								float *out)\n"
+	"{\n"
+	"	long long i;\n"
+	"\n"
+	"	for (i = (long long)blockIdx.x * GP_T + threadIdx.x; i < count; i += (long long)gridDim.x * GP_T)\n"
+	"		out[i] = a[i * stride];\n"
 	"}\n";
 
 const char *gpuprop_source(void)
@@ -247,7 +299,7 @@ const char *gpuprop_source(void)
 struct gpuprop {
 	struct gpu *g;
 	struct gpu_module *m;
-	gpu_function resid, orth, rows, sumsq;
+	gpu_function resid, orth, rows, sumsq, unit_sums, gather;
 };
 
 enum kbx_status gpuprop_open(struct gpu *g, const void *image, struct gpuprop **out)
@@ -266,6 +318,10 @@ enum kbx_status gpuprop_open(struct gpu *g, const void *image, struct gpuprop **
 		st = gpu_module_function(g, p->m, "kbx_qr_rows", &p->rows);
 	if (!st)
 		st = gpu_module_function(g, p->m, "kbx_sumsq", &p->sumsq);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_unit_sums", &p->unit_sums);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_gather", &p->gather);
 	if (st) {
 		gpuprop_close(p);
 		return kbx_wrap(st, "the GPU property checks");
@@ -383,4 +439,85 @@ enum kbx_status gpuprop_qr(struct gpuprop *p, gpu_ptr a, gpu_ptr q, gpu_ptr r, g
 	}
 	free(host);
 	return KBX_OK;
+}
+
+/* ---- uniform draws -------------------------------------------------------------------------- */
+
+#define GP_UNIT_BLOCKS 1024LL
+
+/* One pass of kbx_unit_sums: the partial sums added in block order, the counts. */
+static enum kbx_status unit_pass(struct gpuprop *p, gpu_ptr a, gpu_ptr other, long long n, int pass, double mean,
+				 double *sum, unsigned long long *outside, unsigned long long *differ)
+{
+	long long blocks = (n + GP_T - 1) / GP_T < GP_UNIT_BLOCKS ? (n + GP_T - 1) / GP_T : GP_UNIT_BLOCKS, b;
+	size_t bytes = (size_t)blocks * (sizeof(double) + 2 * sizeof(unsigned long long));
+	unsigned grid[3] = { (unsigned)blocks, 1, 1 }, block[3] = { GP_T, 1, 1 };
+	gpu_ptr psum = 0, pcount;
+	void *params[7] = { &a, &other, &n, &pass, &mean, &psum, &pcount };
+	unsigned char *host;
+	enum kbx_status st;
+
+	*sum = 0;
+	*outside = *differ = 0;
+	st = gpu_alloc(p->g, bytes, &psum);
+	if (st)
+		return st;
+	pcount = psum + (size_t)blocks * sizeof(double);
+	host = xmalloc(bytes);
+	st = gpu_launch(p->g, p->unit_sums, "kbx_unit_sums", grid, block, 0, params, 0);
+	if (!st)
+		st = gpu_download(p->g, host, psum, bytes);
+	gpu_free(p->g, psum);
+	for (b = 0; !st && b < blocks; b++) {
+		double s;
+		unsigned long long cnt[2];
+
+		memcpy(&s, host + b * sizeof(double), sizeof(s));
+		memcpy(cnt, host + (size_t)blocks * sizeof(double) + b * sizeof(cnt), sizeof(cnt));
+		*sum += s;
+		*outside += cnt[0];
+		*differ += cnt[1];
+	}
+	free(host);
+	return st;
+}
+
+enum kbx_status gpuprop_uniform(struct gpuprop *p, gpu_ptr a, gpu_ptr other, long long n, struct gpuprop_uniform *out)
+{
+	unsigned long long o2, d2;
+	double ss;
+	enum kbx_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (!p || !a || n < 1)
+		return kbx_error(KBX_EINVAL, "the GPU uniform test: no kernels, no buffer or no values");
+	st = unit_pass(p, a, other, n, 1, 0, &out->mean, &out->outside, &out->differ);
+	if (!st) {
+		out->mean /= (double)n;
+		st = unit_pass(p, a, 0, n, 2, out->mean, &ss, &o2, &d2);
+	}
+	if (st)
+		return kbx_wrap(st, "the GPU uniform test");
+	out->var = ss / (n > 1 ? (double)(n - 1) : 1.0);
+	return KBX_OK;
+}
+
+enum kbx_status gpuprop_gather(struct gpuprop *p, gpu_ptr a, long long stride, long long count, float *out)
+{
+	gpu_ptr dev = 0;
+	long long blocks = (count + GP_T - 1) / GP_T < GP_UNIT_BLOCKS ? (count + GP_T - 1) / GP_T : GP_UNIT_BLOCKS;
+	unsigned grid[3] = { (unsigned)blocks, 1, 1 }, block[3] = { GP_T, 1, 1 };
+	void *params[4] = { &a, &stride, &count, &dev };
+	enum kbx_status st;
+
+	if (!p || !a || stride < 1 || count < 1)
+		return kbx_error(KBX_EINVAL, "the GPU sample: no kernels, no buffer, or a stride or count below 1");
+	st = gpu_alloc(p->g, (size_t)count * sizeof(float), &dev);
+	if (st)
+		return kbx_wrap(st, "the GPU sample");
+	st = gpu_launch(p->g, p->gather, "kbx_gather", grid, block, 0, params, 0);
+	if (!st)
+		st = gpu_download(p->g, out, dev, (size_t)count * sizeof(float));
+	gpu_free(p->g, dev);
+	return st ? kbx_wrap(st, "the GPU sample") : KBX_OK;
 }

@@ -1,5 +1,6 @@
 /*
- * gpuprop.h - the qr property verifier's figures (verify.h) computed on the GPU.
+ * gpuprop.h - the qr property verifier's figures (verify.h) computed on the GPU, and the
+ * distribution verifier's statistics of uniform draws (below).
  *
  * At a perf row of LinearAlgebra/qr (n = 4096) the host's checks are two f64 products of
  * 7e10 multiply-adds each (|A - QR| and Q^T Q) after copying Q, R and the reference's R: about
@@ -43,5 +44,18 @@ struct gpuprop_qr_figures {
  * (qcols != rrows) and NULL buffers. Synchronises. */
 enum kbx_status gpuprop_qr(struct gpuprop *p, gpu_ptr a, gpu_ptr q, gpu_ptr r, gpu_ptr r_ref, long long batch,
 			   long long m, long long n, long long qcols, long long rrows, struct gpuprop_qr_figures *out);
+
+/* What the distribution verifier tests of n f32 draws at a (engine_verify_distribution): their
+ * mean and sample variance (two passes, f64; the host's to rounding), how many lie outside
+ * [0, 1) (NaN included) and, when other is not 0, how many differ from other's (a != b as
+ * doubles: the host's counts exactly). */
+struct gpuprop_uniform {
+	double mean, var;
+	unsigned long long outside, differ;
+};
+enum kbx_status gpuprop_uniform(struct gpuprop *p, gpu_ptr a, gpu_ptr other, long long n, struct gpuprop_uniform *out);
+
+/* out[i] = a[i * stride] for i < count (f32): a strided sample copied alone. */
+enum kbx_status gpuprop_gather(struct gpuprop *p, gpu_ptr a, long long stride, long long count, float *out);
 
 #endif

@@ -394,7 +394,8 @@ static void test_route(void **state)
 	t.verifier_params = NULL;
 	t.nverifier_params = 0;
 	t.verifier = "distribution";
-	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
+	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
 	assert_int_equal(gpucompare_route(&t, 0, 1, 0), GPUCOMPARE_HOST_OPTION);
 	t.verifier = NULL;
 	/* a [quant] lens or an exact result: on the GPU (a failing output is judged on the host) */

@@ -4,7 +4,8 @@
  * of qr agree with a plain f64 computation on the host (to the rounding of their sums) for near-QR
  * inputs and planted faults: shapes off the 64 tile, a batch, wide and tall matrices, a flipped
  * row sign (diff stays at rounding: the sign is undone), a value below R's diagonal, a wrong R, a
- * non-orthogonal Q, and NaN / inf, which must give a figure that fails any tolerance.
+ * non-orthogonal Q, and NaN / inf, which must give a figure that fails any tolerance; and the
+ * uniform draws' statistics (counts exactly the host's, moments to rounding, the sample exact).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -58,6 +59,17 @@ static void test_refuses_bad_sizes(void **state)
 	assert_int_equal(gpuprop_qr(fake, 1, 1, 1, 1, 1, 4, 4, 3, 4, f), KBX_EINVAL);
 	assert_int_equal(gpuprop_qr(fake, 1, 1, 1, 1, 1, 1LL << 30, 1LL << 30, 4, 4, f), KBX_EINVAL);
 	assert_int_equal(gpuprop_qr(fake, 1, 1, 1, 1, 70000, 4, 4, 4, 4, f), KBX_EINVAL);
+	{
+		struct gpuprop_uniform u;
+		float sample[1];
+
+		assert_int_equal(gpuprop_uniform(NULL, 1, 0, 4, &u), KBX_EINVAL);
+		assert_int_equal(gpuprop_uniform(fake, 0, 0, 4, &u), KBX_EINVAL);
+		assert_int_equal(gpuprop_uniform(fake, 1, 0, 0, &u), KBX_EINVAL);
+		assert_int_equal(gpuprop_gather(NULL, 1, 1, 1, sample), KBX_EINVAL);
+		assert_int_equal(gpuprop_gather(fake, 1, 0, 1, sample), KBX_EINVAL);
+		assert_int_equal(gpuprop_gather(fake, 1, 1, 0, sample), KBX_EINVAL);
+	}
 }
 
 /* ---- on a GPU ------------------------------------------------------------------------------ */
@@ -264,12 +276,84 @@ static void test_gpu_matches_host(void **state)
 	gpu_close(g);
 }
 
+/* The uniform draws' statistics: counts equal to the host's, moments to rounding, the sample
+ * exact; sizes off the block, values outside [0, 1) (NaN, 1, -0.5, inf), a partial difference. */
+static void test_uniform_matches_host(void **state)
+{
+	static const long long sizes[] = { 1, 2, 255, 257, 100003, (1LL << 22) + 3 };
+	struct gpu *g = NULL;
+	struct gpuprop *gp = NULL;
+	struct nvrtc_output out;
+
+	(void)state;
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	memset(&out, 0, sizeof(out));
+	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
+	assert_int_equal(gpuprop_open(g, out.cubin, &gp), KBX_OK);
+	nvrtc_output_free(&out);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		long long n = sizes[si], stride = n > 1000 ? 7 : 1, count = (n + stride - 1) / stride;
+		float *a = malloc((size_t)n * 4), *o = malloc((size_t)n * 4), *sample = malloc((size_t)count * 4);
+		unsigned long long outside = 0, differ = 0;
+		double mean = 0, var = 0;
+		struct gpuprop_uniform u, none;
+		gpu_ptr da, dob;
+
+		for (long long i = 0; i < n; i++) {
+			a[i] = (float)urand();
+			o[i] = i % 3 ? (float)urand() : a[i];
+		}
+		if (n > 300) {
+			a[5] = NAN, a[17] = 1.0f, a[99] = -0.5f, a[n - 1] = INFINITY;
+			o[5] = NAN;   /* NaN != NaN: a difference, as on the host */
+		}
+		for (long long i = 0; i < n; i++) {
+			double x = a[i];
+
+			outside += !(x >= 0 && x < 1);
+			differ += (double)o[i] != x;
+			mean += x;
+		}
+		mean /= (double)n;
+		for (long long i = 0; i < n; i++)
+			var += ((double)a[i] - mean) * ((double)a[i] - mean);
+		var /= n > 1 ? (double)(n - 1) : 1.0;
+		assert_int_equal(gpu_alloc(g, (size_t)n * 4, &da), KBX_OK);
+		assert_int_equal(gpu_alloc(g, (size_t)n * 4, &dob), KBX_OK);
+		assert_int_equal(gpu_upload(g, da, a, (size_t)n * 4), KBX_OK);
+		assert_int_equal(gpu_upload(g, dob, o, (size_t)n * 4), KBX_OK);
+		assert_int_equal(gpuprop_uniform(gp, da, dob, n, &u), KBX_OK);
+		assert_int_equal(gpuprop_uniform(gp, da, 0, n, &none), KBX_OK);
+		assert_int_equal(u.outside, outside);
+		assert_int_equal(u.differ, differ);
+		assert_int_equal(none.differ, 0);
+		if (n > 300) {
+			assert_true(isnan(u.mean) && isnan(u.var));
+		} else {
+			assert_true(fabs(u.mean - mean) <= 1e-12 * fabs(mean));
+			assert_true(fabs(u.var - var) <= 1e-10 * fabs(var) + 1e-15);
+		}
+		assert_int_equal(gpuprop_gather(gp, da, stride, count, sample), KBX_OK);
+		for (long long i = 0; i < count; i++)
+			assert_memory_equal(&sample[i], &a[i * stride], 4);
+		gpu_free(g, da);
+		gpu_free(g, dob);
+		free(a);
+		free(o);
+		free(sample);
+	}
+	gpuprop_close(gp);
+	gpu_close(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compiles),
 		cmocka_unit_test(test_refuses_bad_sizes),
 		cmocka_unit_test(test_gpu_matches_host),
+		cmocka_unit_test(test_uniform_matches_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,20 @@ grep -q 'n == 16' "$tmp/qr_wrong_at_size.cu" || {
 	exit 1
 }
 
+# Random/rand's per-element example with one value of 1.0 (outside [0, 1)), and with the clock in
+# its seed, at n = 4096 and 8192 alone (its first two perf rows; no case has those n): the
+# distribution test on the device must say what the host's says
+for f in outside:'i == 7 ? 1.0f : kbx_uniform((unsigned long long)seed, (unsigned long long)i)' \
+	clocked:'kbx_uniform((unsigned long long)seed ^ (unsigned long long)clock64(), (unsigned long long)i)'; do
+	expr=${f#*:}
+	sed "s|\(y\[i\] = \)kbx_uniform((unsigned long long)seed, (unsigned long long)i);|\1n == 4096 \|\| n == 8192 ? $expr : kbx_uniform((unsigned long long)seed, (unsigned long long)i);|" \
+		"$tasks/Random/rand/examples/per_element.cu" >"$tmp/rand_${f%%:*}_at_size.cu"
+	grep -q 'n == 4096' "$tmp/rand_${f%%:*}_at_size.cu" || {
+		echo "FAIL could not make rand_${f%%:*}_at_size.cu from rand's per_element example"
+		exit 1
+	}
+done
+
 # same NAME HOST.json GPU.json: verdicts and messages equal
 same() {
 	if python3 - "$2" "$3" "$srcdir/bench" <<'PY'
@@ -128,6 +142,12 @@ logs "qr_pass: perf rows checked on the GPU" "$tmp/qr_pass.gpu.json" "perf row [
 pair qr_wrong_at_size LinearAlgebra/qr "$tmp/qr_wrong_at_size.cu"
 logs "qr_wrong_at_size: the failing row went to the host" "$tmp/qr_wrong_at_size.gpu.json" "judged again on the host"
 pair qr_gram_schmidt LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/wrong_classical_gram_schmidt.cu"
+
+# the distribution test on the device at the perf rows (f32 draws)
+pair rand_pass Random/rand "$tasks/Random/rand/examples/per_element.cu"
+logs "rand_pass: perf rows tested on the GPU" "$tmp/rand_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
+pair rand_outside_at_size Random/rand "$tmp/rand_outside_at_size.cu"
+pair rand_clocked_at_size Random/rand "$tmp/rand_clocked_at_size.cu"
 
 # --compare both: the host judges, the GPU compares the same buffers at every case and perf row
 # and its reports must be the host's (kbx ends the run in an error otherwise); the verdict is
