@@ -1353,8 +1353,11 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 
 			st = i == 0 ? gpu_copy(r->gpu, first, out_ptr, ob->bytes)
 				    : dist_on_device(r, ob, oi, first, i == 1 ? out_ptr : 0, out_ptr, &f);
-			if (st)
+			if (st) {
+				if (gpu_is_sticky(r->gpu))
+					r->sticky = 1;
 				goto out;
+			}
 			continue;
 		}
 		st = engine_fetch_outputs(r, &c->cs, &c->pb, dst);
