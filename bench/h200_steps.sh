@@ -114,11 +114,11 @@ A)
 	gpu_test 60 timing tests/gpu/timing.sh
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
 	# --compare both on the same buffers, and one kept kbx worker for every CUDA item
-	gpu_test 90 compare tests/gpu/compare.sh
+	gpu_test 200 compare tests/gpu/compare.sh
 	gpu_test 60 reuse tests/gpu/reuse.sh
 	grep -E '^(ok|FAIL) +line' "$r/reuse.txt"
 	# the reference's kept outputs: reused, and never the judge of a failure (87 s on 2026-12-03)
-	gpu_test 120 refout tests/gpu/refout.sh
+	gpu_test 180 refout tests/gpu/refout.sh
 	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
