@@ -2,7 +2,8 @@
 # The device plan in three calls of about nine minutes (one lent H200, 30 minutes a session),
 # each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
 # a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
-#   A  the GPU parts of tests/core/test_gpucompare and test_gpuprop, tests/gpu/timing.sh (kept
+#   A  (PARTS= a subset of "units timing adversarial compare reuse refout gpu screens", default
+#      all) the GPU parts of tests/core/test_gpucompare and test_gpuprop, tests/gpu/timing.sh (kept
 #      reference timings included), tests/adversarial/gpu.sh,
 #      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker) and refout.sh,
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
@@ -84,6 +85,12 @@ sweep_slice() {  # SHARD NAME LIMIT: the sweep of one slice of the references (K
 	head -4 "$r/$2/sweep.txt" 2>/dev/null
 	grep 'NOT PASS' "$r/$2/sweep.txt" 2>/dev/null | cut -c1-300
 }
+want() {  # PART: step A runs it (PARTS, default all)
+	case " ${PARTS:-units timing adversarial compare reuse refout gpu screens} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 gpu_test() {  # LIMIT NAME SCRIPT [ENV...]
 	lim=$1 name=$2 script=$3
 	shift 3
@@ -104,24 +111,32 @@ perf_list() {  # NAME FILE JOBS RERUN: perf_check on FILE's sources until BUDGET
 "$kbx" doctor >"$r/doctor.txt" 2>&1
 case $step in
 A)
+	# PARTS (default all): which of units timing adversarial compare reuse refout gpu screens run,
+	# so that A can be split over two calls
 	# the unit tests' GPU parts (bench/h200_prepare.sh carries them): the comparison kernel and the
 	# qr property's kernels against the host
-	for t in test_gpucompare test_gpuprop; do
-		timeout 120 "$bin/tests/$t" >"$r/$t.txt" 2>&1
-		el "$t rc=$? $(grep -cE '^\[ +OK +\]' "$r/$t.txt") ok, $(grep -cE '^\[ +(FAILED|SKIPPED) +\]' "$r/$t.txt") failed or skipped"
-		grep -E '^\[ +(FAILED|SKIPPED|ERROR|LINE) +\]|^#' "$r/$t.txt" | head -10
-	done
-	gpu_test 60 timing tests/gpu/timing.sh
-	gpu_test 100 adversarial tests/adversarial/gpu.sh
+	if want units; then
+		for t in test_gpucompare test_gpuprop; do
+			timeout 120 "$bin/tests/$t" >"$r/$t.txt" 2>&1
+			el "$t rc=$? $(grep -cE '^\[ +OK +\]' "$r/$t.txt") ok, $(grep -cE '^\[ +(FAILED|SKIPPED) +\]' "$r/$t.txt") failed or skipped"
+			grep -E '^\[ +(FAILED|SKIPPED|ERROR|LINE) +\]|^#' "$r/$t.txt" | head -10
+		done
+	fi
+	want timing && gpu_test 60 timing tests/gpu/timing.sh
+	want adversarial && gpu_test 100 adversarial tests/adversarial/gpu.sh
 	# --compare both on the same buffers, and one kept kbx worker for every CUDA item
-	gpu_test 200 compare tests/gpu/compare.sh
-	gpu_test 60 reuse tests/gpu/reuse.sh
-	grep -E '^(ok|FAIL) +line' "$r/reuse.txt"
+	want compare && gpu_test 200 compare tests/gpu/compare.sh
+	if want reuse; then
+		gpu_test 60 reuse tests/gpu/reuse.sh
+		grep -E '^(ok|FAIL) +line' "$r/reuse.txt"
+	fi
 	# the reference's kept outputs: reused, and never the judge of a failure (87 s on 2026-12-03)
-	gpu_test 180 refout tests/gpu/refout.sh
-	gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
-	grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
-	grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
+	want refout && gpu_test 180 refout tests/gpu/refout.sh
+	if want gpu; then
+		gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
+		grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
+		grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
+	fi
 	# EXACT=DIR: a tasks folder from a branch (its quantization tasks judged against an exact
 	# target), each of its EXACT_TASKS checked side by side before it is merged; EXACT_PERF=1 at
 	# every perf row too (EXACT_LIMIT seconds, default 50)
@@ -134,8 +149,10 @@ A)
 		cat "$r"/exact_*.txt | cut -c1-300
 		el "exact branch checked"
 	fi
-	KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 90 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
-	el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
+	if want screens; then
+		KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" OUT="$r/screens" timeout 90 sh tests/tui/gpu_screens.sh >"$r/screens.txt" 2>&1
+		el "gpu_screens rc=$? $(ls "$r/screens" 2>/dev/null | wc -l) screens"
+	fi
 	;;
 B)
 	# this session's new candidates one by one too (their `because` is checked there, not in the eval)
