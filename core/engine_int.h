@@ -102,7 +102,7 @@ struct run {
 	double gcmp_s;              /* seconds in its comparisons and digests (this row) */
 	int gcmp_host;              /* problems it sent to the host: an output failed (this row) */
 	int gcmp_both;              /* --compare both: outputs the GPU compared too, reports equal */
-	struct gpuprop *gprop;      /* the qr property's kernels (--compare gpu), once loaded */
+	struct gpuprop *gprop;      /* the verifiers' kernels (--compare gpu), once loaded */
 	int gprop_state;            /* 0: not tried, 1: loaded, -1: not usable (the host checks) */
 };
 

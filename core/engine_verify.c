@@ -309,8 +309,9 @@ int engine_gpu_compare_load(struct run *r)
 	return 1;
 }
 
-/* The qr property's kernels (gpuprop.h), compiled through the compile cache and loaded the first
- * time: 1 when they are; when that fails, one log line and the host's checks from then on. */
+/* The verifiers' kernels (gpuprop.h: qr's property figures, the uniform draws' statistics),
+ * compiled through the compile cache and loaded the first time: 1 when they are; when that
+ * fails, one log line and the host's checks from then on. */
 static int gpu_prop_load(struct run *r)
 {
 	struct compile_result cr;
@@ -331,7 +332,8 @@ static int gpu_prop_load(struct run *r)
 	compile_result_free(&cr);
 	free(image);
 	if (st) {
-		engine_log(r, "perf rows check the qr property on the host: its GPU kernels failed: %s", kbx_last_error());
+		engine_log(r, "perf rows run the property and distribution checks on the host: their GPU kernels "
+			   "failed: %s", kbx_last_error());
 		kbx_clear_error();
 		r->gprop_state = -1;
 		return 0;
