@@ -478,23 +478,18 @@ enum kbx_status engine_make_inputs(struct run *r, const struct problem *pb, cons
  * when that fails, and perf rows then draw their inputs on the host as the cases do. */
 static struct devgen *get_devgen(struct run *r)
 {
-	struct compile_result cr;
 	void *image = NULL;
-	size_t size = 0;
 	enum kbx_status st;
 
 	if (r->devgen || r->devgen_failed || !r->gpu)
 		return r->devgen;
-	st = engine_compile_source(r, devgen_source(), "kbx_devgen.cu", r->cache, &cr, &image, &size);
-	if (!st && !cr.ok)
-		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	st = engine_compile_builtin(r, devgen_source(), "kbx_devgen.cu", &image);
 	if (!st)
 		st = devgen_open(r->gpu, image, &r->devgen);
 	if (st) {
 		r->devgen_failed = 1;
 		engine_log(r, "perf inputs are drawn on the host: the GPU generator failed: %s", kbx_last_error());
 	}
-	compile_result_free(&cr);
 	free(image);
 	return r->devgen;
 }

@@ -92,6 +92,25 @@ enum kbx_status engine_compile_source(struct run *r, const char *src, const char
 			      image_size);
 }
 
+enum kbx_status engine_compile_builtin(struct run *r, const char *src, const char *name, void **image)
+{
+	struct compile_result cr;
+	size_t size = 0;
+	enum kbx_status st;
+
+	*image = NULL;
+	memset(&cr, 0, sizeof(cr));
+	st = engine_compile_source(r, src, name, r->cache, &cr, image, &size);
+	if (!st && !cr.ok)
+		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	compile_result_free(&cr);
+	if (st) {
+		free(*image);
+		*image = NULL;
+	}
+	return st;
+}
+
 enum kbx_status engine_precompile(const char *src, const char *name, int arch, const char *tasks_root,
 				  const struct compile_cache *cache)
 {

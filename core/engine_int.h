@@ -133,6 +133,10 @@ enum kbx_status engine_bind_program(struct run *r, struct program *p, const void
 enum kbx_status engine_compile_source(struct run *r, const char *src, const char *name,
 				      const struct compile_cache *cache, struct compile_result *cr,
 				      void **image, size_t *image_size);
+/* One of kbx's own kernel sources (the comparison, the GPU input generator, the verifiers'
+ * kernels) compiled for this device through the compile cache: *image (malloc'd) on success; a
+ * source that does not compile is KBX_ENVRTC with NVRTC's log. */
+enum kbx_status engine_compile_builtin(struct run *r, const char *src, const char *name, void **image);
 int engine_device_arch(const struct run *r);
 void engine_find_globals(struct run *r, const char *src, const void *image, size_t size, struct compile_result *cr);
 enum kbx_status engine_prepare_host(struct run *r, const char *src, const char *name, struct compile_result *cr,

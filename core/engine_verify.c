@@ -284,22 +284,16 @@ int engine_gpu_compare(struct run *r)
  * it is. */
 int engine_gpu_compare_load(struct run *r)
 {
-	struct compile_result cr;
 	void *image = NULL;
-	size_t size = 0;
 	enum kbx_status st;
 
 	if (r->gcmp)
 		return 1;
 	if (!r->gpu || r->gcmp_state < 0)
 		return 0;
-	memset(&cr, 0, sizeof(cr));
-	st = engine_compile_source(r, gpucompare_source(), "kbx_gpucompare.cu", r->cache, &cr, &image, &size);
-	if (!st && !cr.ok)
-		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	st = engine_compile_builtin(r, gpucompare_source(), "kbx_gpucompare.cu", &image);
 	if (!st)
 		st = gpucompare_open(r->gpu, image, &r->gcmp);
-	compile_result_free(&cr);
 	free(image);
 	if (st) {
 		gpu_compare_drop(r, kbx_last_error());
@@ -314,22 +308,16 @@ int engine_gpu_compare_load(struct run *r)
  * fails, one log line and the host's checks from then on. */
 static int gpu_prop_load(struct run *r)
 {
-	struct compile_result cr;
 	void *image = NULL;
-	size_t size = 0;
 	enum kbx_status st;
 
 	if (r->gprop)
 		return 1;
 	if (!r->gpu || r->gprop_state < 0)
 		return 0;
-	memset(&cr, 0, sizeof(cr));
-	st = engine_compile_source(r, gpuprop_source(), "kbx_gpuprop.cu", r->cache, &cr, &image, &size);
-	if (!st && !cr.ok)
-		st = kbx_error(KBX_ENVRTC, "%s", cr.log ? cr.log : "does not compile");
+	st = engine_compile_builtin(r, gpuprop_source(), "kbx_gpuprop.cu", &image);
 	if (!st)
 		st = gpuprop_open(r->gpu, image, &r->gprop);
-	compile_result_free(&cr);
 	free(image);
 	if (st) {
 		engine_log(r, "perf rows run the property and distribution checks on the host: their GPU kernels "
