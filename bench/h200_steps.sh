@@ -58,6 +58,9 @@
 #      back to back on one warm machine: EVAL=0 primes only (e.g. PRIME=1 SHARDS=0/1: the whole
 #      sweep, ~480 s), and a later call without PRIME evaluates on that history. A priming
 #      evaluation of a third took ~260 s on 2026-12-03, the sweep of one ~175 s
+#   V  a change verified in one call: tests/adversarial/gpu.sh alone, then side by side step A's
+#      PARTS (default "units compare refout"), step X for SWAPS (if set) and
+#      tests/gpu/check_task.sh of each task in CHECK_TASKS
 #   X  reference swaps tried on a copy of the catalogue: SWAPS="Cat/name:example.cu ..." (append
 #      ":stages" for a fused reference that keeps no stage buffers: swap_reference.py --stages);
 #      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
@@ -65,7 +68,7 @@
 #      reference on every case and, PERF_ROWS=1 by default, every perf row; every example's
 #      announced verdict against it), JOBS at a time, TASK_LIMIT seconds each. What passes is
 #      swapped here afterwards, with the same command
-# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W|X KBX KERNELBENCHX_DIR
+# usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|V|W|X KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
 # out in .carry/; KBX_TASKS defaults to ./tasks.
@@ -312,6 +315,26 @@ c.commit()
 c.execute("VACUUM")
 print("kept.db:", c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0], "reference timings")' "$hist" "$OUT/kept.db"
 	;;
+V)
+	# a change verified in one call: tests/adversarial/gpu.sh alone (it times cheats), then side by
+	# side (none of them times anything): step A's PARTS (default "units compare refout"), step X
+	# for SWAPS (when set) and tests/gpu/check_task.sh of each task in CHECK_TASKS (its reference
+	# and every example's verdict at the cases)
+	gpu_test 100 adversarial tests/adversarial/gpu.sh
+	OUT="$r/a" PARTS=${PARTS:-units compare refout} sh "$0" A "$kbx" "$ref" >"$r/a.txt" 2>&1 &
+	[ -n "${SWAPS:-}" ] && OUT="$r/x" sh "$0" X "$kbx" "$ref" >"$r/x.txt" 2>&1 &
+	for t in ${CHECK_TASKS:-}; do
+		KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" timeout "${TASK_LIMIT:-240}" sh tests/gpu/check_task.sh "$kbx" \
+			"$KBX_TASKS/$t" >"$r/check_$(echo "$t" | tr / _).txt" 2>&1 &
+	done
+	wait
+	el "checks side by side done"
+	cat "$r/a.txt"
+	[ -f "$r/x.txt" ] && cat "$r/x.txt"
+	for t in ${CHECK_TASKS:-}; do
+		grep -hE '^(ok|FAIL)' "$r/check_$(echo "$t" | tr / _).txt" | cut -c1-300
+	done
+	;;
 X)
 	# the catalogue copied, each swap of SWAPS made there by tools/swap_reference.py
 	tmp=$(mktemp -d)
@@ -350,7 +373,7 @@ X)
 	rm -rf "$tmp"
 	;;
 *)
-	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|W|X KBX KERNELBENCHX_DIR" >&2
+	echo "usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|V|W|X KBX KERNELBENCHX_DIR" >&2
 	exit 2
 	;;
 esac
