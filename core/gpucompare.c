@@ -569,7 +569,7 @@ enum gpucompare_route gpucompare_route(const struct task *t, int want_gpu, int p
 	if (t->verifier && !strcmp(t->verifier, "property")) {
 		const char *kind = binding_get(t->verifier_params, t->nverifier_params, "property");
 
-		if (!kind || strcmp(kind, "qr"))
+		if (!kind || (strcmp(kind, "qr") && strcmp(kind, "eig")))
 			return GPUCOMPARE_HOST_VERIFIER;
 	} else if (t->verifier && strcmp(t->verifier, "elementwise") && strcmp(t->verifier, "distribution")) {
 		return GPUCOMPARE_HOST_VERIFIER;

@@ -88,7 +88,8 @@ int compare_mode_parse(const char *s);
 
 /* Where the engine compares a problem's outputs (`--compare gpu`, engine.h): on the GPU only at a
  * perf row of an elementwise task, of the qr property (gpuprop.h: its figures, a failing one
- * judged again on the host) or of the distribution verifier (f32 draws: gpuprop.h's statistics),
+ * judged again on the host), of the eig property (the eigenvectors' independence on the device,
+ * the rest on the host) or of the distribution verifier (f32 draws: gpuprop.h's statistics),
  * with the kernel usable; everything else on the host, as always.
  * A task with a [quant] lens or a [tolerance] exact result is compared on the GPU too: an output
  * that fails there is judged again on the host, which runs the lens and the exact target as it
@@ -100,7 +101,7 @@ enum gpucompare_route {
 	GPUCOMPARE_ON_GPU,
 	GPUCOMPARE_HOST_OPTION,         /* --compare host, the default */
 	GPUCOMPARE_HOST_CASE,           /* a case, not a perf row */
-	GPUCOMPARE_HOST_VERIFIER,       /* a property other than qr, a verifier kbx does not know */
+	GPUCOMPARE_HOST_VERIFIER,       /* the svd property, a verifier kbx does not know */
 	GPUCOMPARE_HOST_EXACT,          /* [tolerance] exact under --compare both */
 	GPUCOMPARE_HOST_NO_KERNEL       /* the kernel could not be compiled, loaded or run */
 };

@@ -289,6 +289,150 @@ static const char source[] =
 	"\n"
 	"	for (i = (long long)blockIdx.x * GP_T + threadIdx.x; i < count; i += (long long)gridDim.x * GP_T)\n"
 	"		out[i] = a[i * stride];\n"
+	"}\n"
+	"\n"
+	"/* How independent the columns of a complex n x n matrix are (dense_min_pivot's modified\n"
+	" * Gram-Schmidt with column pivoting, on the device): column j of re / im at [j * n, (j + 1) * n).\n"
+	" * state[0]: the smallest pivot so far, state[1]: 1 once stopped. kbx_piv_init widens V [n x n]\n"
+	" * (c64, row-major, vectors in columns) into the columns; kbx_piv_norms: one block a column, its\n"
+	" * squared norm (rem) and length (len); then per step k kbx_piv_select (one block: the column with\n"
+	" * the largest remaining norm relative to its length, first on a tie, moved to k and normalized)\n"
+	" * and kbx_piv_update (one block per later column: made orthogonal to q_k, its remaining norm). */\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_piv_init(const float *v, long long n, double *re, double *im,\n"
+	"								  double *state)\n"
+	"{\n"
+	"	long long e, nn = n * n;\n"
+	"\n"
+	"	for (e = (long long)blockIdx.x * GP_T + threadIdx.x; e < nn; e += (long long)gridDim.x * GP_T) {\n"
+	"		long long i = e / n, j = e % n;\n"
+	"\n"
+	"		re[j * n + i] = (double)v[2 * e];\n"
+	"		im[j * n + i] = (double)v[2 * e + 1];\n"
+	"	}\n"
+	"	if (blockIdx.x == 0 && threadIdx.x == 0) {\n"
+	"		state[0] = gp_inf();\n"
+	"		state[1] = 0;\n"
+	"	}\n"
+	"}\n"
+	"\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_piv_norms(const double *re, const double *im, long long n,\n"
+	"								   double *len, double *rem)\n"
+	"{\n"
+	"	__shared__ double red[GP_T];\n"
+	"	const double *xr = re + (long long)blockIdx.x * n, *xi = im + (long long)blockIdx.x * n;\n"
+	"	double s = 0;\n"
+	"	long long i;\n"
+	"\n"
+	"	for (i = threadIdx.x; i < n; i += GP_T)\n"
+	"		s = __dadd_rn(s, __dadd_rn(__dmul_rn(xr[i], xr[i]), __dmul_rn(xi[i], xi[i])));\n"
+	"	s = gp_block_sum(s, red);\n"
+	"	if (threadIdx.x == 0) {\n"
+	"		rem[blockIdx.x] = s;\n"
+	"		len[blockIdx.x] = sqrt(s);\n"
+	"	}\n"
+	"}\n"
+	"\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_piv_select(double *re, double *im, long long n, long long k,\n"
+	"								    double *len, double *rem, double *state)\n"
+	"{\n"
+	"	__shared__ double bs[GP_T];\n"
+	"	__shared__ long long bj[GP_T];\n"
+	"	__shared__ double best_s;\n"
+	"	__shared__ long long piv_s;\n"
+	"	int t = threadIdx.x, h;\n"
+	"	long long j, i;\n"
+	"	double best = -1, r;\n"
+	"	long long piv = k;\n"
+	"\n"
+	"	if (state[1] != 0)\n"
+	"		return;\n"
+	"	for (j = k + t; j < n; j += GP_T) {\n"
+	"		double s = len[j] > 0 ? sqrt(rem[j]) / len[j] : 0;\n"
+	"\n"
+	"		if (s > best) {\n"
+	"			best = s;\n"
+	"			piv = j;\n"
+	"		}\n"
+	"	}\n"
+	"	bs[t] = best;\n"
+	"	bj[t] = piv;\n"
+	"	__syncthreads();\n"
+	"	for (h = GP_T / 2; h > 0; h >>= 1) {\n"
+	"		if (t < h && (bs[t + h] > bs[t] || (bs[t + h] == bs[t] && bj[t + h] < bj[t]))) {\n"
+	"			bs[t] = bs[t + h];\n"
+	"			bj[t] = bj[t + h];\n"
+	"		}\n"
+	"		__syncthreads();\n"
+	"	}\n"
+	"	if (t == 0) {\n"
+	"		best_s = bs[0];\n"
+	"		piv_s = bj[0];\n"
+	"	}\n"
+	"	__syncthreads();\n"
+	"	best = best_s;\n"
+	"	piv = piv_s;\n"
+	"	if (piv != k) {\n"
+	"		for (i = t; i < n; i += GP_T) {\n"
+	"			double a = re[k * n + i], b = im[k * n + i];\n"
+	"\n"
+	"			re[k * n + i] = re[piv * n + i];\n"
+	"			im[k * n + i] = im[piv * n + i];\n"
+	"			re[piv * n + i] = a;\n"
+	"			im[piv * n + i] = b;\n"
+	"		}\n"
+	"		__syncthreads();\n"
+	"		if (t == 0) {\n"
+	"			double a = len[k], b = rem[k];\n"
+	"\n"
+	"			len[k] = len[piv];\n"
+	"			rem[k] = rem[piv];\n"
+	"			len[piv] = a;\n"
+	"			rem[piv] = b;\n"
+	"		}\n"
+	"		__syncthreads();\n"
+	"	}\n"
+	"	if (!(best > 0)) {\n"
+	"		if (t == 0) {\n"
+	"			state[0] = 0;\n"
+	"			state[1] = 1;\n"
+	"		}\n"
+	"		return;\n"
+	"	}\n"
+	"	if (t == 0 && best < state[0])\n"
+	"		state[0] = best;\n"
+	"	r = best * len[k];\n"
+	"	for (i = t; i < n; i += GP_T) {\n"
+	"		re[k * n + i] /= r;\n"
+	"		im[k * n + i] /= r;\n"
+	"	}\n"
+	"	if (t == 0 && k + 1 >= n)\n"
+	"		state[1] = 1;\n"
+	"}\n"
+	"\n"
+	"extern \"C\" __global__ void __launch_bounds__(GP_T) kbx_piv_update(double *re, double *im, long long n, long long k,\n"
+	"								    double *rem, const double *state)\n"
+	"{\n"
+	"	__shared__ double red[GP_T];\n"
+	"	long long j = k + 1 + blockIdx.x, i;\n"
+	"	const double *qr = re + k * n, *qi = im + k * n;\n"
+	"	double *xr = re + j * n, *xi = im + j * n, pr = 0, pi = 0, s = 0;\n"
+	"\n"
+	"	if (state[1] != 0 || j >= n)\n"
+	"		return;   /* stopped (a zero pivot, or the last column) */\n"
+	"	for (i = threadIdx.x; i < n; i += GP_T) {\n"
+	"		pr += qr[i] * xr[i] + qi[i] * xi[i];\n"
+	"		pi += qr[i] * xi[i] - qi[i] * xr[i];\n"
+	"	}\n"
+	"	pr = gp_block_sum(pr, red);\n"
+	"	pi = gp_block_sum(pi, red);\n"
+	"	for (i = threadIdx.x; i < n; i += GP_T) {\n"
+	"		xr[i] -= pr * qr[i] - pi * qi[i];\n"
+	"		xi[i] -= pr * qi[i] + pi * qr[i];\n"
+	"		s += xr[i] * xr[i] + xi[i] * xi[i];\n"
+	"	}\n"
+	"	s = gp_block_sum(s, red);\n"
+	"	if (threadIdx.x == 0)\n"
+	"		rem[j] = s;\n"
 	"}\n";
 
 const char *gpuprop_source(void)
@@ -299,7 +443,7 @@ const char *gpuprop_source(void)
 struct gpuprop {
 	struct gpu *g;
 	struct gpu_module *m;
-	gpu_function resid, orth, rows, sumsq, unit_sums, gather;
+	gpu_function resid, orth, rows, sumsq, unit_sums, gather, piv_init, piv_norms, piv_select, piv_update;
 };
 
 enum kbx_status gpuprop_open(struct gpu *g, const void *image, struct gpuprop **out)
@@ -322,6 +466,14 @@ enum kbx_status gpuprop_open(struct gpu *g, const void *image, struct gpuprop **
 		st = gpu_module_function(g, p->m, "kbx_unit_sums", &p->unit_sums);
 	if (!st)
 		st = gpu_module_function(g, p->m, "kbx_gather", &p->gather);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_piv_init", &p->piv_init);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_piv_norms", &p->piv_norms);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_piv_select", &p->piv_select);
+	if (!st)
+		st = gpu_module_function(g, p->m, "kbx_piv_update", &p->piv_update);
 	if (st) {
 		gpuprop_close(p);
 		return kbx_wrap(st, "the GPU property checks");
@@ -520,4 +672,50 @@ enum kbx_status gpuprop_gather(struct gpuprop *p, gpu_ptr a, long long stride, l
 		st = gpu_download(p->g, out, dev, (size_t)count * sizeof(float));
 	gpu_free(p->g, dev);
 	return st ? kbx_wrap(st, "the GPU sample") : KBX_OK;
+}
+
+/* ---- independence of complex columns ---------------------------------------------------------- */
+
+enum kbx_status gpuprop_min_pivot(struct gpuprop *p, gpu_ptr v, long long n, double *out)
+{
+	gpu_ptr work = 0, re, im, len, rem, state;
+	unsigned block[3] = { GP_T, 1, 1 }, one[3] = { 1, 1, 1 };
+	long long k, init_blocks;
+	enum kbx_status st;
+
+	*out = 1;
+	if (!p || !v)
+		return kbx_error(KBX_EINVAL, "the GPU independence check: no kernels or no buffer");
+	if (n <= 0)
+		return KBX_OK;
+	if (n > 1LL << 15)
+		return kbx_error(KBX_EINVAL, "the GPU independence check: order %lld is more than it takes", n);
+	st = gpu_alloc(p->g, (size_t)(2 * n * n + 2 * n + 2) * sizeof(double), &work);
+	if (st)
+		return kbx_wrap(st, "the GPU independence check");
+	re = work, im = re + (size_t)(n * n) * sizeof(double), len = im + (size_t)(n * n) * sizeof(double);
+	rem = len + (size_t)n * sizeof(double), state = rem + (size_t)n * sizeof(double);
+	init_blocks = (n * n + GP_T - 1) / GP_T < GP_UNIT_BLOCKS ? (n * n + GP_T - 1) / GP_T : GP_UNIT_BLOCKS;
+	{
+		unsigned g_init[3] = { (unsigned)init_blocks, 1, 1 }, g_cols[3] = { (unsigned)n, 1, 1 };
+		void *p_init[5] = { &v, &n, &re, &im, &state };
+		void *p_norms[5] = { &re, &im, &n, &len, &rem };
+
+		st = gpu_launch(p->g, p->piv_init, "kbx_piv_init", g_init, block, 0, p_init, 0);
+		if (!st)
+			st = gpu_launch(p->g, p->piv_norms, "kbx_piv_norms", g_cols, block, 0, p_norms, 0);
+	}
+	for (k = 0; !st && k < n; k++) {
+		void *p_sel[7] = { &re, &im, &n, &k, &len, &rem, &state };
+		void *p_upd[6] = { &re, &im, &n, &k, &rem, &state };
+		unsigned g_upd[3] = { (unsigned)(n - k - 1), 1, 1 };
+
+		st = gpu_launch(p->g, p->piv_select, "kbx_piv_select", one, block, 0, p_sel, 0);
+		if (!st && k + 1 < n)
+			st = gpu_launch(p->g, p->piv_update, "kbx_piv_update", g_upd, block, 0, p_upd, 0);
+	}
+	if (!st)
+		st = gpu_download(p->g, out, state, sizeof(*out));
+	gpu_free(p->g, work);
+	return st ? kbx_wrap(st, "the GPU independence check") : KBX_OK;
 }

@@ -1,6 +1,7 @@
 /*
- * gpuprop.h - the qr property verifier's figures (verify.h) computed on the GPU, and the
- * distribution verifier's statistics of uniform draws (below).
+ * gpuprop.h - the qr property verifier's figures (verify.h) computed on the GPU, the eig
+ * property's independence of eigenvectors, and the distribution verifier's statistics of uniform
+ * draws (below).
  *
  * At a perf row of LinearAlgebra/qr (n = 4096) the host's checks are two f64 products of
  * 7e10 multiply-adds each (|A - QR| and Q^T Q) after copying Q, R and the reference's R: about
@@ -57,5 +58,12 @@ enum kbx_status gpuprop_uniform(struct gpuprop *p, gpu_ptr a, gpu_ptr other, lon
 
 /* out[i] = a[i * stride] for i < count (f32): a strided sample copied alone. */
 enum kbx_status gpuprop_gather(struct gpuprop *p, gpu_ptr a, long long stride, long long count, float *out);
+
+/* dense_min_pivot (dense.h) of the n x n complex (c64) matrix at v, row-major, its columns the
+ * vectors: how far they are from linear dependence (1 orthogonal, 0 dependent; 1 for n = 0).
+ * The same algorithm in f64, its sums in another order, so the host's value to rounding (a
+ * near-tie between two pivot candidates may pick the other, which changes the value within
+ * rounding of a tie). Refuses n above 32768. Synchronises. */
+enum kbx_status gpuprop_min_pivot(struct gpuprop *p, gpu_ptr v, long long n, double *out);
 
 #endif

@@ -43,4 +43,17 @@ struct verify_result {
 enum kbx_status verify_property(const struct task *t, const struct problem *p, void *const *host_in,
 				void *const *cand, void *const *ref, struct verify_result *out);
 
+/* A figure computed elsewhere (the engine: on the GPU, where the outputs still are): eig's
+ * independence of the eigenvectors of matrix `batch` (which: 0 the candidate's, 1 the
+ * reference's; dense_min_pivot's value), 0 with *out set, nonzero to have the host compute it.
+ * The value may differ from the host's by rounding: a caller that must report exactly the host's
+ * judges again with verify_property where this one fails. */
+struct verify_hooks {
+	int (*independence)(void *ctx, int which, long long batch, long long n, double *out);
+	void *ctx;
+};
+enum kbx_status verify_property_with(const struct task *t, const struct problem *p, void *const *host_in,
+				     void *const *cand, void *const *ref, const struct verify_hooks *hooks,
+				     struct verify_result *out);
+
 #endif

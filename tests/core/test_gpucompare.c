@@ -383,13 +383,16 @@ static void test_route(void **state)
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
 	t.verifier = "property";
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
-	/* the qr property's figures are computed on the GPU (gpuprop.h); eig and svd stay on the host */
+	/* the qr property's figures and eig's independence are computed on the GPU (gpuprop.h); svd
+	 * stays on the host */
 	t.verifier_params = &kind;
 	t.nverifier_params = 1;
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
 	assert_int_equal(gpucompare_route(&t, 1, 0, 0), GPUCOMPARE_HOST_CASE);
 	assert_int_equal(gpucompare_route(&t, 1, 1, 1), GPUCOMPARE_HOST_NO_KERNEL);
 	memcpy(value, "eig", 4);
+	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_ON_GPU);
+	memcpy(value, "svd", 4);
 	assert_int_equal(gpucompare_route(&t, 1, 1, 0), GPUCOMPARE_HOST_VERIFIER);
 	t.verifier_params = NULL;
 	t.nverifier_params = 0;

@@ -5,7 +5,8 @@
  * inputs and planted faults: shapes off the 64 tile, a batch, wide and tall matrices, a flipped
  * row sign (diff stays at rounding: the sign is undone), a value below R's diagonal, a wrong R, a
  * non-orthogonal Q, and NaN / inf, which must give a figure that fails any tolerance; and the
- * uniform draws' statistics (counts exactly the host's, moments to rounding, the sample exact).
+ * uniform draws' statistics (counts exactly the host's, moments to rounding, the sample exact),
+ * and the eigenvectors' independence (dense_min_pivot's value to rounding, 0 for a zero column).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "core/dense.h"
 #include "core/gpu.h"
 #include "core/gpuprop.h"
 #include "core/nvrtc.h"
@@ -347,6 +349,76 @@ static void test_uniform_matches_host(void **state)
 	gpu_close(g);
 }
 
+/* The eigenvectors' independence (dense_min_pivot) on the device against the host's: random
+ * complex matrices of orders off the block, a repeated column (near 0 both ways) and a zero
+ * column (0 exactly), in the c64 row-major layout the eig task's vectors have. */
+static void test_min_pivot_matches_host(void **state)
+{
+	static const long long orders[] = { 1, 2, 5, 64, 130, 300 };
+	struct gpu *g = NULL;
+	struct gpuprop *gp = NULL;
+	struct nvrtc_output out;
+	double got;
+
+	(void)state;
+	assert_int_equal(gpuprop_min_pivot(NULL, 1, 4, &got), KBX_EINVAL);
+	if (!nvrtc_built() || gpu_open(0, &g) != KBX_OK)
+		skip();
+	memset(&out, 0, sizeof(out));
+	compile(gpu_get_info(g)->cc_major * 10 + gpu_get_info(g)->cc_minor, &out);
+	assert_int_equal(gpuprop_open(g, out.cubin, &gp), KBX_OK);
+	nvrtc_output_free(&out);
+	assert_int_equal(gpuprop_min_pivot(gp, 1, 0, &got), KBX_OK);
+	assert_true(got == 1);
+	for (size_t oi = 0; oi < sizeof(orders) / sizeof(orders[0]); oi++) {
+		for (int kind = 0; kind < 3; kind++) {
+			long long n = orders[oi];
+			float *v = malloc((size_t)(n * n) * 2 * sizeof(float));
+			double *re = malloc((size_t)(n * n) * sizeof(double)), *im = malloc((size_t)(n * n) * sizeof(double));
+			double want;
+			gpu_ptr dv;
+
+			if (kind && n < 2) {
+				free(v), free(re), free(im);
+				continue;
+			}
+			for (long long e = 0; e < n * n; e++) {
+				v[2 * e] = (float)(urand() - 0.5);
+				v[2 * e + 1] = (float)(urand() - 0.5);
+			}
+			for (long long i = 0; i < n; i++) {
+				if (kind == 1) {   /* column n - 1 repeats column 0 */
+					v[2 * (i * n + n - 1)] = v[2 * (i * n)];
+					v[2 * (i * n + n - 1) + 1] = v[2 * (i * n) + 1];
+				} else if (kind == 2) {   /* column 1 is zero */
+					v[2 * (i * n + 1)] = v[2 * (i * n + 1) + 1] = 0;
+				}
+			}
+			for (long long i = 0; i < n; i++)
+				for (long long j = 0; j < n; j++) {
+					re[j * n + i] = v[2 * (i * n + j)];
+					im[j * n + i] = v[2 * (i * n + j) + 1];
+				}
+			want = dense_min_pivot(re, im, n);
+			assert_int_equal(gpu_alloc(g, (size_t)(n * n) * 2 * sizeof(float), &dv), KBX_OK);
+			assert_int_equal(gpu_upload(g, dv, v, (size_t)(n * n) * 2 * sizeof(float)), KBX_OK);
+			assert_int_equal(gpuprop_min_pivot(gp, dv, n, &got), KBX_OK);
+			if (kind == 1)
+				assert_true(want < 1e-6 && got < 1e-6);
+			else if (kind == 2)
+				assert_true(want == 0 && got == 0);
+			else if (!(fabs(got - want) <= 1e-9 * want))
+				fail_msg("order %lld: gpu %.17g host %.17g", n, got, want);
+			gpu_free(g, dv);
+			free(v);
+			free(re);
+			free(im);
+		}
+	}
+	gpuprop_close(gp);
+	gpu_close(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_bad_sizes),
 		cmocka_unit_test(test_gpu_matches_host),
 		cmocka_unit_test(test_uniform_matches_host),
+		cmocka_unit_test(test_min_pivot_matches_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

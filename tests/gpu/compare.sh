@@ -143,6 +143,10 @@ pair qr_wrong_at_size LinearAlgebra/qr "$tmp/qr_wrong_at_size.cu"
 logs "qr_wrong_at_size: the failing row went to the host" "$tmp/qr_wrong_at_size.gpu.json" "judged again on the host"
 pair qr_gram_schmidt LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/wrong_classical_gram_schmidt.cu"
 
+# eig: the eigenvectors' independence on the device at the perf rows, the rest on the host
+pair eig_pass LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/pass_f32_hqr.cu"
+pair eig_not_normalized LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/wrong_not_normalized.cu"
+
 # the distribution test on the device at the perf rows (f32 draws)
 pair rand_pass Random/rand "$tasks/Random/rand/examples/per_element.cu"
 logs "rand_pass: perf rows tested on the GPU" "$tmp/rand_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
