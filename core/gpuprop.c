@@ -1,10 +1,12 @@
 /*
- * The qr property's figures on the GPU: see gpuprop.h. Four kernels, each writing one partial
- * (a sum or a maximum) per thread block; the host reduces them in block order.
+ * The verifiers' figures on the GPU: see gpuprop.h. The kernels write one partial (a sum, a
+ * maximum or counts) per thread block, which the host reduces in block order.
  *
- * kbx_qr_resid and kbx_qr_orth are f64 products tiled 64 x 64 through shared memory (16 terms of
- * the inner dimension at a time, 4 x 4 outputs a thread): about 1.4e11 flops at n = 4096, tens of
- * milliseconds, where the host took seconds.
+ * qr: kbx_qr_resid and kbx_qr_orth are f64 products tiled 64 x 64 through shared memory (16 terms
+ * of the inner dimension at a time, 4 x 4 outputs a thread): about 1.4e11 flops at n = 4096, tens
+ * of milliseconds, where the host took seconds; kbx_qr_rows and kbx_sumsq the rest.
+ * Uniform draws: kbx_unit_sums (two passes) and kbx_gather. Independence of eigenvectors: the
+ * kbx_piv_* kernels, two launches per pivoted Gram-Schmidt step.
  */
 #include "gpuprop.h"
 
@@ -21,7 +23,7 @@
 #define GP_SUMSQ_BLOCKS 256LL
 
 static const char source[] =
-	"/* kbx's qr property figures (core/gpuprop.h). f64 arithmetic on f32 data; one partial per block. */\n"
+	"/* kbx's verifiers' figures (core/gpuprop.h): f64 arithmetic on f32 data. */\n"
 	"#define GP_T 256\n"
 	"#define GP_TS 64\n"
 	"#define GP_KS 16\n"
