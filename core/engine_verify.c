@@ -303,6 +303,15 @@ int engine_gpu_compare_load(struct run *r)
 	return 1;
 }
 
+/* An output judged as a whole (a property, a distribution), not element by element: its n
+ * elements, the verdict, and no metrics. */
+static void judged_whole(struct cmp_result *m, size_t n, int pass)
+{
+	m->n = n;
+	m->pass = pass;
+	m->cosine = m->l1_relative = m->rmse = -1;
+}
+
 /* The verifiers' kernels (gpuprop.h: qr's property figures, the uniform draws' statistics),
  * compiled through the compile cache and loaded the first time: 1 when they are; when that
  * fails, one log line and the host's checks from then on. */
@@ -330,18 +339,6 @@ static int gpu_prop_load(struct run *r)
 	return 1;
 }
 
-/* The buffer index of the [verifier] role `role` (-1: none). */
-static int prop_buf(const struct task *t, const struct problem *pb, const char *role)
-{
-	const char *name = binding_get(t->verifier_params, t->nverifier_params, role);
-	int i;
-
-	for (i = 0; name && i < pb->nbufs; i++)
-		if (!strcmp(pb->bufs[i].arg->name, name))
-			return i;
-	return -1;
-}
-
 /* The qr property judged on the device (gpuprop.h): *done when every matrix's figures are within
  * the tolerance: cr has its outputs, nothing came to the host. Anything else (a figure outside,
  * NaN, shapes the kernels do not take, the kernels unusable; a sticky GPU error aside) leaves
@@ -350,7 +347,7 @@ static enum kbx_status judge_property_gpu(struct run *r, struct case_ctx *c, str
 {
 	const struct task *t = r->t;
 	const char *tol_expr = binding_get(t->verifier_params, t->nverifier_params, "tol");
-	int ia = prop_buf(t, &c->pb, "input"), iq = prop_buf(t, &c->pb, "q"), ir = prop_buf(t, &c->pb, "r");
+	int ia = verify_role_buf(t, &c->pb, "input"), iq = verify_role_buf(t, &c->pb, "q"), ir = verify_role_buf(t, &c->pb, "r");
 	const struct problem_buf *a, *q, *rb;
 	struct gpuprop_qr_figures *fig;
 	long long m, n, k, batch, b;
@@ -402,9 +399,7 @@ static enum kbx_status judge_property_gpu(struct run *r, struct case_ctx *c, str
 			continue;
 		out = &cr->outputs[cr->noutputs++];
 		snprintf(out->arg, sizeof(out->arg), "%s", o->arg->name);
-		out->cmp.n = o->numel;
-		out->cmp.pass = 1;
-		out->cmp.cosine = out->cmp.l1_relative = out->cmp.rmse = -1;
+		judged_whole(&out->cmp, o->numel, 1);
 		r->gcmp_saved += 2.0 * (double)o->bytes;
 	}
 	*done = 1;
@@ -422,7 +417,7 @@ static int gpu_independence(void *ctx, int which, long long batch, long long n, 
 {
 	struct gpu_hook_ctx *h = ctx;
 	const struct task *t = h->r->t;
-	int iv = prop_buf(t, &h->c->pb, "vectors");
+	int iv = verify_role_buf(t, &h->c->pb, "vectors");
 	const struct dev_set *set = which ? &h->c->rs : &h->c->cs;
 	gpu_ptr v;
 
@@ -927,9 +922,7 @@ static enum kbx_status compare_outputs(struct run *r, struct case_ctx *c, struct
 		unwritten = count_unwritten(b, cand_out[i], c->ref_out[i]);
 		if (property) {
 			/* Judged as a whole below; only unwritten elements are reported per output. */
-			o->cmp.n = b->numel;
-			o->cmp.pass = !unwritten;
-			o->cmp.cosine = o->cmp.l1_relative = o->cmp.rmse = -1;
+			judged_whole(&o->cmp, b->numel, !unwritten);
 			if (unwritten)
 				sbuf_addf(msg, "%sleft %zu of %zu elements of '%s' unwritten", msg->len ? "; " : "", unwritten,
 					  b->numel, b->arg->name);
@@ -1256,18 +1249,27 @@ struct dist_figures {
 	int repeat_differs;
 };
 
-/* The KS p-value of an evenly strided sample of the n values at x (dtype dt): sorting 10^8 values
- * for one statistic costs seconds, so above KS_MAX_SAMPLES every stride-th value is tested (every
- * value still counts for range, mean and variance). sample, if not NULL, already holds that
- * sample (gathered on the device), and x is not read. */
+/* The KS test's sample of n values: sorting 10^8 values for one statistic costs seconds, so above
+ * KS_MAX_SAMPLES every stride-th value is tested, count of them (every value still counts for
+ * range, mean and variance). The host and the device's gather take the same one. */
+static void ks_sample_plan(size_t n, size_t *stride, size_t *count)
+{
+	*stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1;
+	*count = (n + *stride - 1) / *stride < KS_MAX_SAMPLES ? (n + *stride - 1) / *stride : KS_MAX_SAMPLES;
+}
+
+/* The KS p-value of that sample of the n values at x (dtype dt); sample, if not NULL, already
+ * holds it (gathered on the device), and x is not read. */
 static double ks_p_value(enum dtype dt, const void *x, const float *sample, size_t n)
 {
-	size_t stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1, m = 0, k;
-	double *xs = xmalloc((n / stride + 1) * sizeof(*xs)), p = 1;
+	size_t stride, count, m;
+	double *xs, p = 1;
 
-	for (k = 0; k < n && m < KS_MAX_SAMPLES; k += stride, m++)
-		xs[m] = sample ? (double)sample[m] : dtype_get(dt, x, k, 0);
-	stats_ks_uniform(xs, m, &p);
+	ks_sample_plan(n, &stride, &count);
+	xs = xmalloc((count + 1) * sizeof(*xs));
+	for (m = 0; m < count; m++)
+		xs[m] = sample ? (double)sample[m] : dtype_get(dt, x, m * stride, 0);
+	stats_ks_uniform(xs, count, &p);
 	free(xs);
 	return p;
 }
@@ -1279,8 +1281,7 @@ static double ks_p_value(enum dtype dt, const void *x, const float *sample, size
 static enum kbx_status dist_on_device(struct run *r, const struct problem_buf *ob, int oi, gpu_ptr first,
 				      gpu_ptr repeat_digest_of, gpu_ptr other, struct dist_figures *f)
 {
-	size_t n = ob->numel, stride = n > KS_MAX_SAMPLES ? n / KS_MAX_SAMPLES : 1;
-	size_t m = (n + stride - 1) / stride < KS_MAX_SAMPLES ? (n + stride - 1) / stride : KS_MAX_SAMPLES;
+	size_t n = ob->numel, stride, m;
 	struct gpuprop_uniform u;
 	uint64_t d1, d2;
 	float *sample;
@@ -1301,6 +1302,7 @@ static enum kbx_status dist_on_device(struct run *r, const struct problem_buf *o
 	f->p = 1;
 	if (n < 2)
 		return KBX_OK;
+	ks_sample_plan(n, &stride, &m);
 	sample = xmalloc(m * sizeof(*sample));
 	st = gpuprop_gather(r->gprop, first, (long long)stride, (long long)m, sample);
 	if (!st)
@@ -1416,9 +1418,7 @@ enum kbx_status engine_verify_distribution(struct run *r, struct case_ctx *c, co
 		cr->outputs = xcalloc(1, sizeof(*cr->outputs));
 		cr->noutputs = 1;
 		snprintf(cr->outputs[0].arg, sizeof(cr->outputs[0].arg), "%s", ob->arg->name);
-		cr->outputs[0].cmp.n = n;
-		cr->outputs[0].cmp.pass = msg.len == 0;
-		cr->outputs[0].cmp.cosine = cr->outputs[0].cmp.l1_relative = cr->outputs[0].cmp.rmse = -1;
+		judged_whole(&cr->outputs[0].cmp, n, msg.len == 0);
 		if (msg.len) {
 			cr->verdict = V_WRONG;
 			cr->message = sbuf_detach(&msg);

@@ -43,6 +43,11 @@ static int find_buf(const struct problem *p, const char *name)
 	return -1;
 }
 
+int verify_role_buf(const struct task *t, const struct problem *p, const char *role)
+{
+	return find_buf(p, param(t, role));
+}
+
 /* The buffer playing `role`; its data from `data` (inputs, candidate or reference outputs). */
 static enum kbx_status get_mat(const struct ctx *c, const char *role, void *const *data, int optional, struct mat *m)
 {

@@ -43,6 +43,10 @@ struct verify_result {
 enum kbx_status verify_property(const struct task *t, const struct problem *p, void *const *host_in,
 				void *const *cand, void *const *ref, struct verify_result *out);
 
+/* The index in p->bufs of the buffer that plays `role` in the task's [verifier] section ("input",
+ * "q", "vectors", ...), -1 when none does. */
+int verify_role_buf(const struct task *t, const struct problem *p, const char *role);
+
 /* A figure computed elsewhere (the engine: on the GPU, where the outputs still are): eig's
  * independence of the eigenvectors of matrix `batch` (which: 0 the candidate's, 1 the
  * reference's; dense_min_pivot's value), 0 with *out set, nonzero to have the host compute it.
