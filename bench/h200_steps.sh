@@ -128,7 +128,7 @@ A)
 	want timing && gpu_test 60 timing tests/gpu/timing.sh
 	want adversarial && gpu_test 100 adversarial tests/adversarial/gpu.sh
 	# --compare both on the same buffers, and one kept kbx worker for every CUDA item
-	want compare && gpu_test 200 compare tests/gpu/compare.sh
+	want compare && gpu_test 320 compare tests/gpu/compare.sh
 	if want reuse; then
 		gpu_test 60 reuse tests/gpu/reuse.sh
 		grep -E '^(ok|FAIL) +line' "$r/reuse.txt"

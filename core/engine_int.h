@@ -120,6 +120,8 @@ struct case_ctx {
 	int gpu_judged;     /* the last engine_judge_candidate decided on the GPU: no host copies */
 	int ref_kept;       /* the reference's outputs in rs (and ref_out) are kept ones (refout.h):
 			     * it has not run on these inputs, and its scratch holds no stages */
+	double ref_call_s;  /* a run of the reference's own image at a perf row: the wall time of its
+			     * call before timing, by which its outputs were judged worth keeping */
 };
 
 /* engine.c: events of the run (events.h), and its end */

@@ -382,18 +382,20 @@ out:
 
 /* A run of the reference's own image (a sweep of the references) checks nothing after timing,
  * but every later candidate of the task is checked on the fresh inputs drawn there. Where the
- * reference is slow enough for its outputs to be kept (refout_worth_keeping, judged by the call
- * time just measured), it runs once on those inputs now and they are kept under the key those
- * checks look for, so that a bulk evaluation after a sweep runs it at neither check (refout.h). */
-static enum kbx_status keep_after_timing_outputs(struct run *r, struct case_ctx *c, int row, const char *label,
-						 double call_s)
+ * reference is slow enough for its outputs to be kept (refout_worth_keeping), it runs once on
+ * those inputs now and they are kept under the key those checks look for, so that a bulk
+ * evaluation after a sweep runs it at neither check (refout.h). Whether to run it is judged by
+ * the wall time of its call before timing, the measure every keep decides by (a candidate's
+ * checks time the reference's call the same way): the timing's median leaves out the first
+ * call's costs and once left a row's after-timing outputs unkept whose before-timing ones were. */
+static enum kbx_status keep_after_timing_outputs(struct run *r, struct case_ctx *c, int row, const char *label)
 {
 	enum kbx_status st;
 	char key[48], rkey[65], why[1024];
 	double t0;
 
 	if (!r->o->ref_outputs || r->o->retime_reference || r->ref.host ||
-	    !refout_worth_keeping(call_s, refout_output_bytes(&c->pb, NULL)))
+	    !refout_worth_keeping(c->ref_call_s, refout_output_bytes(&c->pb, NULL)))
 		return KBX_OK;
 	engine_host_free(c->in, c->pb.nbufs);
 	c->in = NULL;
@@ -446,10 +448,12 @@ static enum kbx_status check_perf_row(struct run *r, struct case_ctx *c, const c
 			cr->message = xstrdup(why);
 			if (gpu_is_sticky(r->gpu))
 				r->sticky = 1;
-		} else if (!st && keyed) {
+		} else if (!st) {
+			c->ref_call_s = now_seconds() - t0;
 			/* its outputs are the reference's: kept for the candidates that come after (a
 			 * sweep of the references fills the history for an evaluation) */
-			engine_refout_keep(r, c, &c->cs, NULL, rkey, now_seconds() - t0);
+			if (keyed)
+				engine_refout_keep(r, c, &c->cs, NULL, rkey, c->ref_call_s);
 		}
 	} else if (r->t->verifier && !strcmp(r->t->verifier, "distribution")) {
 		/* with --compare gpu f32 draws are tested on the device (engine_verify_distribution) */
@@ -649,7 +653,7 @@ enum kbx_status engine_run_perf_row(struct run *r, int row, const struct golden_
 		goto out;
 	pr->has_ref = 1;
 	if (!(r->t->verifier && !strcmp(r->t->verifier, "distribution"))) {
-		st = r->ref_is_cand ? keep_after_timing_outputs(r, &c, row, label, pr->cand.median * 1e-3)
+		st = r->ref_is_cand ? keep_after_timing_outputs(r, &c, row, label)
 				    : check_after_timing(r, &c, row, label, bound, digest, pr);
 		if (st || !pr->correct)
 			goto out;

@@ -87,10 +87,9 @@ static void unpack_stage(const struct scratch_decl *rd, size_t bytes, void **a, 
 
 /* Compare the scratch buffers the candidate shares (by name, dtype and size) with another
  * program's (the reference's or the stage program's), in that program's order: the first that
- * differs is the first wrong stage. *shared says whether any buffer was shared at all. */
+ * differs is the first wrong stage. */
 static enum kbx_status diff_stages(struct run *r, const struct program *p, const struct dev_set *ps,
-				   const struct dev_set *cs, const struct tolerance *tol, struct case_result *cr,
-				   int *shared)
+				   const struct dev_set *cs, const struct tolerance *tol, struct case_result *cr)
 {
 	enum kbx_status st = KBX_OK;
 	char *out = cr->first_wrong_stage;
@@ -100,7 +99,6 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 	*cr->stage_diagnosis = '\0';
 	free(cr->stage);
 	cr->stage = NULL;
-	*shared = 0;
 	for (i = 0; i < p->spec.nscratch && !st && !*out; i++) {
 		const struct scratch_decl *rd = &p->spec.scratch[i];
 
@@ -114,7 +112,6 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 			if (strcmp(rd->name, cd->name) || rd->dtype != cd->dtype ||
 			    ps->scratch_bytes[i] != cs->scratch_bytes[j] || !ps->scratch_bytes[i])
 				continue;
-			*shared = 1;
 			a = xmalloc(cs->scratch_bytes[j]);
 			b = xmalloc(ps->scratch_bytes[i]);
 			st = gpu_download(r->gpu, a, cs->scratch[j].ptr, cs->scratch_bytes[j]);
@@ -145,7 +142,7 @@ static enum kbx_status diff_stages(struct run *r, const struct program *p, const
 }
 
 /* The task's stage program ([task] stages): a staged implementation, one of its examples, kept
- * for the stage diff when the reference is fused and keeps no stage buffers. Compiled (through
+ * for the stage diff when the reference is fused and keeps few stage buffers. Compiled (through
  * the compile cache) and loaded the first time a failing candidate needs it; NULL when the task
  * has none or it cannot be loaded (said in a log line: the verdict never depends on it). */
 static struct program *stage_program(struct run *r)
@@ -181,31 +178,31 @@ static struct program *stage_program(struct run *r)
 }
 
 /* The first stage where the candidate goes wrong, by its scratch buffers: against the reference's
- * when it shares any with the candidate, else against the task's stage program, run here on the
- * same inputs. "" when no stage differs or none can be compared. */
+ * it shares, then, when none of those differs, against the task's stage program, run here on the
+ * same inputs (a fused reference may keep a stage or two, e.g. its product, and the stage program
+ * the rest). "" when no stage differs or none can be compared. */
 static enum kbx_status first_wrong_stage(struct run *r, const struct case_ctx *c, struct case_result *cr)
 {
 	const struct program *p;
 	struct dev_set ss;
 	enum kbx_status st;
 	char why[1024];
-	int shared;
 
-	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, cr, &shared);
-	if (st || shared || !r->cand.spec.nscratch || !(p = stage_program(r)))
+	st = diff_stages(r, &r->ref, &c->rs, &c->cs, &c->tol, cr);
+	if (st || *cr->first_wrong_stage || !r->cand.spec.nscratch || !(p = stage_program(r)))
 		return st;
 	*why = '\0';
 	st = engine_set_alloc(r, &ss, &c->pb, p);
 	if (!st)
 		st = engine_set_prepare(r, &ss, c, p, 0);
 	if (!st && !(st = engine_run_launches(r, p, &ss, &c->pb, 1, "stage diff", why, sizeof(why))))
-		st = diff_stages(r, p, &ss, &c->cs, &c->tol, cr, &shared);
+		st = diff_stages(r, p, &ss, &c->cs, &c->tol, cr);
 	engine_set_free(r, &ss, r->t);
 	/* once a run: stages named this way were compared with the stage program, not the reference */
 	if (!st && *cr->first_wrong_stage && !r->stages_said) {
 		r->stages_said = 1;
 		engine_log(r, "first wrong stages are found against the task's stage program %s (its fused "
-			   "reference keeps no stage buffers)", r->t->stages_path);
+			   "reference keeps fewer stage buffers)", r->t->stages_path);
 	}
 	/* A stage program that cannot run leaves the stage unnamed (the verdict stands without it);
 	 * a sticky GPU error is the run's own and goes up. */

@@ -4,9 +4,11 @@
 # logs and warnings aside), and the GPU path must have been taken where it applies. Candidates:
 # correct examples, the adversarial replayers that reach the perf rows, and two made here from
 # gelu's reference that go wrong only at perf sizes (a wrong value, elements left unwritten), and
-# one from matmul_w8a8's example (a [quant] task with an exact result) and one from qr's reference
-# (the property's figures on the GPU), so that a failing output at a perf row is judged again on
-# the host. Skips (77) without a CUDA device.
+# one from matmul_w8a8's example (a [quant] task with an exact result), one from qr's former
+# reference (the property's figures on the GPU) and two from rand's example (the distribution test
+# on the device), so that a failing output at a perf row is judged again on the host; each of
+# those must be wrong (a plant at a size no run reaches would pass both ways and prove nothing).
+# Skips (77) without a CUDA device.
 . "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
 need_gpu
@@ -25,33 +27,33 @@ grep -q '1LL << 20' "$tmp/gelu_wrong_at_size.cu" && grep -q '1LL << 20' "$tmp/ge
 	exit 1
 }
 
-# matmul_w8a8's correct example, 1.5 times off at m = 128 and 256 (its first two perf rows; no case
-# has those m)
-sed 's|^\t\ty\[row \* n + col\] = (float)acc \* (sx \* sw);|\t\ty[row * n + col] = (float)acc * (sx * sw) * (m == 128 \|\| m == 256 ? 1.5f : 1.0f);|' \
+# matmul_w8a8's correct example, 1.5 times off at m = 512 and 1024 (its last two perf rows, the two
+# that --rows 2 runs; no case has those m)
+sed 's|^\t\ty\[row \* n + col\] = (float)acc \* (sx \* sw);|\t\ty[row * n + col] = (float)acc * (sx * sw) * (m == 512 \|\| m == 1024 ? 1.5f : 1.0f);|' \
 	"$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu" >"$tmp/w8a8_wrong_at_size.cu"
-grep -q 'm == 128' "$tmp/w8a8_wrong_at_size.cu" || {
+grep -q 'm == 512' "$tmp/w8a8_wrong_at_size.cu" || {
 	echo "FAIL could not make the wrong-at-size candidate from matmul_w8a8's example"
 	exit 1
 }
 
-# qr's reference with R 0.1% off at m = n = 16 and 32 (its first two perf rows; no case is square
-# at those sizes): its property figures fail on the GPU and the host judges it
-sed 's|^\t\t\tR\[e\] = (float)v;|\t\t\tR[e] = (float)v * (m == n \&\& (n == 16 \|\| n == 32) ? 1.001f : 1.0f);|' \
-	"$tasks/LinearAlgebra/qr/reference.cu" >"$tmp/qr_wrong_at_size.cu"
-grep -q 'n == 16' "$tmp/qr_wrong_at_size.cu" || {
-	echo "FAIL could not make the wrong-at-size candidate from qr's reference"
+# qr's former reference with R 0.1% off at m = n = 4096 (its last perf row, the one --rows 1 runs;
+# no case is that large): its property figures fail on the GPU and the host judges it
+sed 's|^\t\t\tR\[e\] = (float)v;|\t\t\tR[e] = (float)v * (m == n \&\& n == 4096 ? 1.001f : 1.0f);|' \
+	"$tasks/LinearAlgebra/qr/examples/pass_former_reference.cu" >"$tmp/qr_wrong_at_size.cu"
+grep -q 'n == 4096' "$tmp/qr_wrong_at_size.cu" || {
+	echo "FAIL could not make the wrong-at-size candidate from qr's former reference"
 	exit 1
 }
 
 # Random/rand's per-element example with one value of 1.0 (outside [0, 1)), and with the clock in
-# its seed, at n = 4096 and 8192 alone (its first two perf rows; no case has those n): the
+# its seed, at n = 2^27 alone (its last perf row, the one --rows 1 runs; no case is that large): the
 # distribution test on the device must say what the host's says
 for f in outside:'i == 7 ? 1.0f : kbx_uniform((unsigned long long)seed, (unsigned long long)i)' \
 	clocked:'kbx_uniform((unsigned long long)seed ^ (unsigned long long)clock64(), (unsigned long long)i)'; do
 	expr=${f#*:}
-	sed "s|\(y\[i\] = \)kbx_uniform((unsigned long long)seed, (unsigned long long)i);|\1n == 4096 \|\| n == 8192 ? $expr : kbx_uniform((unsigned long long)seed, (unsigned long long)i);|" \
+	sed "s|\(y\[i\] = \)kbx_uniform((unsigned long long)seed, (unsigned long long)i);|\1n == (1LL << 27) ? $expr : kbx_uniform((unsigned long long)seed, (unsigned long long)i);|" \
 		"$tasks/Random/rand/examples/per_element.cu" >"$tmp/rand_${f%%:*}_at_size.cu"
-	grep -q 'n == 4096' "$tmp/rand_${f%%:*}_at_size.cu" || {
+	grep -q 'n == (1LL << 27)' "$tmp/rand_${f%%:*}_at_size.cu" || {
 		echo "FAIL could not make rand_${f%%:*}_at_size.cu from rand's per_element example"
 		exit 1
 	}
@@ -95,7 +97,19 @@ PY
 	fi
 }
 
-# pair NAME TASK FILE [ARGS...]: run with each --compare, compare
+# wrong NAME: the pair's host run is wrong at a perf row
+wrong() {
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["verdict"] == "wrong" and any(not p.get("correct", True) for p in d.get("perf", []))))' \
+		"$tmp/$1.host.json" 2>/dev/null; then
+		echo "ok   $1: wrong at a perf row"
+	else
+		echo "FAIL $1: not wrong at a perf row (the plant is not reached)"
+		fail=1
+	fi
+}
+
+# pair NAME TASK FILE [ARGS...]: run with each --compare, compare (the last two perf rows; ARGS
+# --rows 1 for the last alone where the host's checks are slow)
 pair() {
 	name=$1 task=$2 file=$3
 	shift 3
@@ -118,9 +132,11 @@ pair() {
 pair gelu_pass Activation/gelu "$tasks/Activation/gelu/examples/normcdf_sigmoid.cu"
 logs "gelu_pass: perf rows compared on the GPU" "$tmp/gelu_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
 pair gelu_wrong_at_size Activation/gelu "$tmp/gelu_wrong_at_size.cu"
+wrong gelu_wrong_at_size
 logs "gelu_wrong_at_size: the failing output went to the host" "$tmp/gelu_wrong_at_size.gpu.json" \
 	"judged again on the host"
 pair gelu_unwritten_at_size Activation/gelu "$tmp/gelu_unwritten_at_size.cu"
+wrong gelu_unwritten_at_size
 pair gelu_output_memo Activation/gelu "$adv/gelu_output_memo.cu"
 pair replay_after_warmup Activation/gelu "$adv/replay_after_warmup.cu"
 pair pool_cos_pass Fusion/fused_avg_pool2d_cosine_similarity \
@@ -132,26 +148,30 @@ pair pool_cos_wrong Fusion/fused_avg_pool2d_cosine_similarity \
 pair w8a8_pass Quantization/matmul_w8a8 "$tasks/Quantization/matmul_w8a8/examples/pass_roundf_inverse_scale.cu"
 logs "w8a8_pass: perf rows compared on the GPU" "$tmp/w8a8_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
 pair w8a8_wrong_at_size Quantization/matmul_w8a8 "$tmp/w8a8_wrong_at_size.cu"
+wrong w8a8_wrong_at_size
 logs "w8a8_wrong_at_size: the failing output went to the host" "$tmp/w8a8_wrong_at_size.gpu.json" \
 	"judged again on the host"
 
 # the qr property: its figures computed on the GPU at the perf rows (gpuprop.h); a failing row is
 # judged on the host
-pair qr_pass LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/pass_f32_householder_block.cu"
+pair qr_pass LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/pass_fast_blocked_householder.cu" --rows 1
 logs "qr_pass: perf rows checked on the GPU" "$tmp/qr_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
-pair qr_wrong_at_size LinearAlgebra/qr "$tmp/qr_wrong_at_size.cu"
+pair qr_wrong_at_size LinearAlgebra/qr "$tmp/qr_wrong_at_size.cu" --rows 1
+wrong qr_wrong_at_size
 logs "qr_wrong_at_size: the failing row went to the host" "$tmp/qr_wrong_at_size.gpu.json" "judged again on the host"
-pair qr_gram_schmidt LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/wrong_classical_gram_schmidt.cu"
+pair qr_gram_schmidt LinearAlgebra/qr "$tasks/LinearAlgebra/qr/examples/wrong_classical_gram_schmidt.cu" --rows 1
 
 # eig: the eigenvectors' independence on the device at the perf rows, the rest on the host
-pair eig_pass LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/pass_f32_hqr.cu"
-pair eig_not_normalized LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/wrong_not_normalized.cu"
+pair eig_pass LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/pass_f32_hqr.cu" --rows 1
+pair eig_not_normalized LinearAlgebra/eig "$tasks/LinearAlgebra/eig/examples/wrong_not_normalized.cu" --rows 1
 
 # the distribution test on the device at the perf rows (f32 draws)
-pair rand_pass Random/rand "$tasks/Random/rand/examples/per_element.cu"
+pair rand_pass Random/rand "$tasks/Random/rand/examples/per_element.cu" --rows 1
 logs "rand_pass: perf rows tested on the GPU" "$tmp/rand_pass.gpu.json" "perf row [0-9]+: compared on the GPU: [0-9.]+ MiB"
-pair rand_outside_at_size Random/rand "$tmp/rand_outside_at_size.cu"
-pair rand_clocked_at_size Random/rand "$tmp/rand_clocked_at_size.cu"
+pair rand_outside_at_size Random/rand "$tmp/rand_outside_at_size.cu" --rows 1
+wrong rand_outside_at_size
+pair rand_clocked_at_size Random/rand "$tmp/rand_clocked_at_size.cu" --rows 1
+wrong rand_clocked_at_size
 
 # --compare both: the host judges, the GPU compares the same buffers at every case and perf row
 # and its reports must be the host's (kbx ends the run in an error otherwise); the verdict is

@@ -4,7 +4,10 @@
 # example on the same inputs. Built on a copy of Fusion/fused_cross_entropy_softmax_layernorm
 # whose reference is swapped for its fused example (pass_fast_warp_rows.cu): without `stages`
 # the first wrong stage cannot be named; with it, the staged former reference names it, and the
-# verdicts are those of the real task. Skips (77) without a CUDA device.
+# verdicts are those of the real task. And a reference that keeps one stage of several
+# (Fusion/fused_bmm_rmsnorm_gelu_dropout's DMMA bmm keeps its product): when the candidate's
+# product matches it, the stage program names the first wrong stage after it. Skips (77) without
+# a CUDA device.
 . "${KBX_SRCDIR:-.}/tests/gpu/lib.sh"
 
 need_gpu
@@ -20,10 +23,10 @@ cp -R "$src" "$dst"
 cp "$src/reference.cu" "$dst/examples/staged_reference.cu"
 cp "$src/examples/pass_fast_warp_rows.cu" "$dst/reference.cu"
 
-# stage NAME EXAMPLE WANT-STAGE: the example is wrong, and its first failing case names WANT-STAGE
-# ("" for none)
+# stage NAME EXAMPLE WANT-STAGE [TASKS ID]: the example is wrong, and its first failing case names
+# WANT-STAGE ("" for none); the task ID of TASKS (default: the copy above)
 stage() {
-	KBX_TASKS=$root "$kbx" run "$id" "$dst/examples/$2" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
+	KBX_TASKS=${4:-$root} "$kbx" run "${5:-$id}" "${4:-$root}/${5:-$id}/examples/$2" --no-perf --json >"$tmp/out.json" 2>"$tmp/err"
 	if python3 - "$tmp/out.json" "$3" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -52,6 +55,10 @@ else
 	echo "FAIL no log line names the stage program"
 	fail=1
 fi
+grep -q '^stages = ' "$srcdir/tasks/Fusion/fused_bmm_rmsnorm_gelu_dropout/task.ini" ||
+	{ echo "FAIL Fusion/fused_bmm_rmsnorm_gelu_dropout names no stage program"; fail=1; }
+stage "a reference keeping its product alone: rmsnorm_rstd named by the stage program" \
+	wrong_mean_over_padded_row.cu rmsnorm_rstd "$srcdir/tasks" Fusion/fused_bmm_rmsnorm_gelu_dropout
 # the staged former reference itself passes against the fused one, and so do the other examples
 # that should (the stage program changes no verdict)
 KBX_TASKS=$root "$kbx" run "$id" "$dst/examples/staged_reference.cu" --no-perf --json >"$tmp/pass.json" 2>&1
