@@ -384,15 +384,14 @@ out:
  * but every later candidate of the task is checked on the fresh inputs drawn there. Where the
  * reference is slow enough for its outputs to be kept (refout_worth_keeping), it runs once on
  * those inputs now and they are kept under the key those checks look for, so that a bulk
- * evaluation after a sweep runs it at neither check (refout.h). Whether to run it is judged by
- * the wall time of its call before timing, the measure every keep decides by (a candidate's
- * checks time the reference's call the same way): the timing's median leaves out the first
- * call's costs and once left a row's after-timing outputs unkept whose before-timing ones were. */
+ * evaluation after a sweep runs it at neither check (refout.h). One decision per row, by the wall
+ * time of its call before timing: the row keeps outputs at both checks or at neither (the
+ * timing's median, and this call's own time, once fell on either side of the bound for a row
+ * whose before-timing outputs were kept). */
 static enum kbx_status keep_after_timing_outputs(struct run *r, struct case_ctx *c, int row, const char *label)
 {
 	enum kbx_status st;
 	char key[48], rkey[65], why[1024];
-	double t0;
 
 	if (!r->o->ref_outputs || r->o->retime_reference || r->ref.host ||
 	    !refout_worth_keeping(c->ref_call_s, refout_output_bytes(&c->pb, NULL)))
@@ -406,13 +405,12 @@ static enum kbx_status keep_after_timing_outputs(struct run *r, struct case_ctx 
 		st = engine_set_prepare(r, &c->cs, c, &r->cand, 1);
 	if (st || !engine_refout_key(r, c, &c->cs, key, rkey))
 		return st;
-	t0 = now_seconds();
 	if ((st = engine_run_launches(r, &r->cand, &c->cs, &c->pb, 1, label, why, sizeof(why)))) {
 		if (gpu_is_sticky(r->gpu))
 			r->sticky = 1;
 		return kbx_error(st, "the reference failed on %s's inputs after timing: %s", label, why);
 	}
-	engine_refout_keep(r, c, &c->cs, NULL, rkey, now_seconds() - t0);
+	engine_refout_keep(r, c, &c->cs, NULL, rkey, c->ref_call_s);
 	return KBX_OK;
 }
 

@@ -36,9 +36,9 @@ grep -q 'm == 512' "$tmp/w8a8_wrong_at_size.cu" || {
 	exit 1
 }
 
-# qr's former reference with R 0.1% off at m = n = 4096 (its last perf row, the one --rows 1 runs;
+# qr's former reference with R 1.5 times off at m = n = 4096 (its last perf row, the one --rows 1 runs;
 # no case is that large): its property figures fail on the GPU and the host judges it
-sed 's|^\t\t\tR\[e\] = (float)v;|\t\t\tR[e] = (float)v * (m == n \&\& n == 4096 ? 1.001f : 1.0f);|' \
+sed 's|^\t\t\tR\[e\] = (float)v;|\t\t\tR[e] = (float)v * (m == n \&\& n == 4096 ? 1.5f : 1.0f);|' \
 	"$tasks/LinearAlgebra/qr/examples/pass_former_reference.cu" >"$tmp/qr_wrong_at_size.cu"
 grep -q 'n == 4096' "$tmp/qr_wrong_at_size.cu" || {
 	echo "FAIL could not make the wrong-at-size candidate from qr's former reference"
