@@ -66,8 +66,10 @@
 #      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
 #      references against PyTorch on every case) beside tests/gpu/check_task.sh of each (the new
 #      reference on every case and, PERF_ROWS=1 by default, every perf row; every example's
-#      announced verdict against it), JOBS at a time, TASK_LIMIT seconds each. What passes is
-#      swapped here afterwards, with the same command
+#      announced verdict against it), JOBS at a time, TASK_LIMIT seconds each; with perf rows, a
+#      "speed" line per swap: the new reference's milliseconds over the perf rows against the
+#      former's (check_task's one-call timing), "NOT FASTER" where the swap gains nothing. What
+#      passes and is faster is swapped here afterwards, with the same command
 # usage: OUT=DIR bench/h200_steps.sh A|B|C|D|E|F|G|P|R|S|V|W|X KBX KERNELBENCHX_DIR
 # Build here and carry the binary (and py/libkbxpy.so beside it, the libraries in
 # LD_LIBRARY_PATH, a copy of ../shared/kbx as KERNELBENCHX_DIR): bench/h200_prepare.sh lays them
@@ -369,6 +371,21 @@ X)
 		el "swaps checked:$ids"
 		tail -n 3 "$r/xcheck.txt" | cut -c1-300
 		grep -hE '^(ok|FAIL)' "$r"/check_*.txt | cut -c1-300
+		# a swap is for speed: the former reference, now an example, timed against the new one at
+		# the perf rows (check_task's "[ms C, reference R]"); a new reference that is not faster
+		# is named, so that it is not swapped here (low_rank_svd_approximation, 2026-12-03)
+		for t in $ids; do
+			n=$(echo "$t" | tr / _)
+			former=$(sed -n 's|.*former reference -> examples/\([^ ;]*\.cu\).*|\1|p' "$r/swap_$n.txt")
+			pair=$(sed -n "s|^ok   example $former $t: pass.*\\[ms \\([0-9.]*\\), reference \\([0-9.]*\\)\\]\$|\\1 \\2|p" \
+				"$r/check_$n.txt")
+			if [ -z "$pair" ]; then
+				el "speed $t: no timing of the former reference ($former) at the perf rows: not compared"
+				continue
+			fi
+			echo "$pair" | awk -v t="$t" '{ printf "speed %s: new reference %.1f ms, former %.1f ms over the perf rows: %s\n",
+				t, $2, $1, ($2 < $1 ? "faster" : "NOT FASTER: do not swap") }'
+		done
 	fi
 	rm -rf "$tmp"
 	;;

@@ -50,6 +50,11 @@ cat >"$task/examples/pass_slow_at_perf.cu" <<EOF
 // @kbx perf_expect timeout: one block for the whole matrix
 // json: {"verdict": "timeout", "summary": {"message": "perf row 9: ran past its 10 s limit"}, "cases": []}
 EOF
+# passes, timed at the perf rows: its milliseconds and the reference's over the rows
+cat >"$task/examples/pass_timed.cu" <<EOF
+// @kbx expect pass
+// json: {"verdict": "pass", "summary": {"message": "ok", "cand_ms_sum": 711.04, "ref_ms_sum": 101.2}, "cases": []}
+EOF
 
 expect 1 "check_task fails the task with a wrong announcement" -- sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task"
 o="$tmp/out"
@@ -66,9 +71,12 @@ contains "$o" "^       first failing case a: first wrong stage x_q \(5 of 9 valu
 	"each wrong source's triage line: its stage, how it differs, the lens"
 lacks "$o" "failing case b" "only the first failing case by default"
 contains "$o" "^FAIL example pass_slow_at_perf.cu .*got timeout, expected pass" "without perf rows: the cases' verdict"
+contains "$o" "^ok   example pass_timed.cu Quantization/fake: pass$" "without perf rows: no timing on the line"
 KBX_GPU_PERF_ROWS=1 sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task" >"$o" 2>&1
 contains "$o" "^ok   example pass_slow_at_perf.cu Quantization/fake: timeout$" "with every perf row: perf_expect's verdict"
 contains "$o" "^ok   example pass_plain.cu Quantization/fake: pass$" "with every perf row: expect's, where no perf_expect"
+contains "$o" "^ok   example pass_timed.cu Quantization/fake: pass \[ms 711\.0, reference 101\.2\]$" \
+	"with every perf row: a passing source's milliseconds over the rows and the reference's"
 KBX_TRIAGE_ALL=1 sh "$srcdir/tests/gpu/check_task.sh" "$tmp/bin/kbx" "$task" >"$o" 2>&1
 contains "$o" "^       failing case b: first wrong stage x_q; y: error constant along each row: the row scales differ$" \
 	"KBX_TRIAGE_ALL=1: every failing case"

@@ -4,7 +4,9 @@
 # With KBX_GPU_PERF_ROWS=1 every perf row is checked too (the correctness check at each perf size
 # and the one after timing, with the shortest timing: --warmup 0 --rep 0): an example that passes
 # its cases but not the perf sizes (a tolerance its arithmetic cannot hold there) fails, unless it
-# announces that with `// @kbx perf_expect VERDICT: why` (then VERDICT is the one expected).
+# announces that with `// @kbx perf_expect VERDICT: why` (then VERDICT is the one expected). A
+# passing source's line then ends with its milliseconds summed over the perf rows and the
+# reference's: "[ms 203.3, reference 210.4]".
 # usage: check_task.sh KBX TASK_DIR
 kbx=$1
 dir=$2
@@ -71,8 +73,16 @@ for k, c in enumerate(bad if sys.argv[2] == "1" else bad[:1]):
     print(line)
 PY
 )
+	# at perf rows, the source's own time summed over the rows next to the reference's (one call
+	# each with --warmup 0 --rep 0: enough to tell a swap that makes the reference slower)
+	times=
+	[ "${KBX_GPU_PERF_ROWS:-0}" = 1 ] && times=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+c, r = s.get("cand_ms_sum"), s.get("ref_ms_sum")
+if c and r and c > 0 and r > 0:
+    print(f" [ms {c:.1f}, reference {r:.1f}]")' "$tmp/out.json" 2>/dev/null)
 	if [ "$got" = "$2" ]; then
-		line="ok   $3 $id: $got${stage:+ (${stage#ok })}"
+		line="ok   $3 $id: $got${stage:+ (${stage#ok })}$times"
 	else
 		line="FAIL $3 $id: got $got, expected $2: $msg"
 		fail=1
