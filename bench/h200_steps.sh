@@ -6,7 +6,8 @@
 #      all) the GPU parts of tests/core/test_gpucompare and test_gpuprop, tests/gpu/timing.sh (kept
 #      reference timings included), tests/adversarial/gpu.sh,
 #      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker) and refout.sh,
-#      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14), tests/tui/gpu_screens.sh
+#      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14, GPU_LIMIT seconds, default
+#      270), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
 #      EVAL_ONLY=1: its per-item seconds and the part outside the split are the Python path's
 #      overhead), bench/python_timing.py on five correct candidates against do_bench
@@ -59,8 +60,9 @@
 #      sweep, ~480 s), and a later call without PRIME evaluates on that history. A priming
 #      evaluation of a third took ~260 s on 2026-12-03, the sweep of one ~175 s
 #   V  a change verified in one call: tests/adversarial/gpu.sh alone, then side by side step A's
-#      PARTS (default "units compare refout"), step X for SWAPS (if set) and
-#      tests/gpu/check_task.sh of each task in CHECK_TASKS
+#      PARTS (default "units compare refout"), step X for SWAPS (if set),
+#      tests/gpu/check_task.sh of each task in CHECK_TASKS and, with BOTH_CASES=1, step E's
+#      `--compare both` over every case of the catalogue (BOTH_BUDGET seconds, default 330)
 #   X  reference swaps tried on a copy of the catalogue: SWAPS="Cat/name:example.cu ..." (append
 #      ":stages" for a fused reference that keeps no stage buffers: swap_reference.py --stages);
 #      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
@@ -138,7 +140,7 @@ A)
 	# the reference's kept outputs: reused, and never the judge of a failure (87 s on 2026-12-03)
 	want refout && gpu_test 180 refout tests/gpu/refout.sh
 	if want gpu; then
-		gpu_test 270 gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
+		gpu_test "${GPU_LIMIT:-270}" gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 		grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
 		grep '^# FAIL' "$r/gpu.txt" | cut -c1-300
 	fi
@@ -320,11 +322,15 @@ print("kept.db:", c.execute("SELECT COUNT(*) FROM ref_timings").fetchone()[0], "
 V)
 	# a change verified in one call: tests/adversarial/gpu.sh alone (it times cheats), then side by
 	# side (none of them times anything): step A's PARTS (default "units compare refout"), step X
-	# for SWAPS (when set) and tests/gpu/check_task.sh of each task in CHECK_TASKS (its reference
-	# and every example's verdict at the cases)
+	# for SWAPS (when set), tests/gpu/check_task.sh of each task in CHECK_TASKS (its reference
+	# and every example's verdict at the cases) and with BOTH_CASES=1 step E's --compare both
 	gpu_test 100 adversarial tests/adversarial/gpu.sh
 	OUT="$r/a" PARTS=${PARTS:-units compare refout} sh "$0" A "$kbx" "$ref" >"$r/a.txt" 2>&1 &
 	[ -n "${SWAPS:-}" ] && OUT="$r/x" sh "$0" X "$kbx" "$ref" >"$r/x.txt" 2>&1 &
+	# BOTH_CASES=1: step E's --compare both over every case of the catalogue (the GPU's reports
+	# held equal to the host's on the same buffers; issue 20's line 2), JOBS=6 beside the rest
+	[ "${BOTH_CASES:-0}" = 1 ] && OUT="$r/e" COMPARE=both NO_PERF=1 JOBS=6 BUDGET=${BOTH_BUDGET:-330} \
+		sh "$0" E "$kbx" "$ref" >"$r/e.txt" 2>&1 &
 	for t in ${CHECK_TASKS:-}; do
 		KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" timeout "${TASK_LIMIT:-240}" sh tests/gpu/check_task.sh "$kbx" \
 			"$KBX_TASKS/$t" >"$r/check_$(echo "$t" | tr / _).txt" 2>&1 &
@@ -333,6 +339,7 @@ V)
 	el "checks side by side done"
 	cat "$r/a.txt"
 	[ -f "$r/x.txt" ] && cat "$r/x.txt"
+	[ -f "$r/e.txt" ] && cat "$r/e.txt"
 	for t in ${CHECK_TASKS:-}; do
 		grep -hE '^(ok|FAIL)' "$r/check_$(echo "$t" | tr / _).txt" | cut -c1-300
 	done
