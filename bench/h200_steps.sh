@@ -2,10 +2,11 @@
 # The device plan in three calls of about nine minutes (one lent H200, 30 minutes a session),
 # each writing everything it made into ONE file, $OUT/r.tgz (a call brings back only a few files:
 # a screen folder or an eval folder in $OUT would be cut off), and a short summary on stdout.
-#   A  (PARTS= a subset of "units timing adversarial compare reuse refout gpu screens", default
+#   A  (PARTS= a subset of "units timing adversarial compare reuse refout repeat gpu screens", default
 #      all) the GPU parts of tests/core/test_gpucompare and test_gpuprop, tests/gpu/timing.sh (kept
 #      reference timings included), tests/adversarial/gpu.sh,
-#      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker) and refout.sh,
+#      tests/gpu/compare.sh (--compare gpu and both), reuse.sh (--reuse-worker), refout.sh and
+#      repeat.sh (multi-block kernels' verdicts on 4 runs each, REPEAT_LIMIT seconds, default 420),
 #      tests/gpu/gpu.sh (every reference and example, KBX_GPU_JOBS=14, GPU_LIMIT seconds, default
 #      270), tests/tui/gpu_screens.sh
 #   B  the Triton set through `kbx eval` (tests/gpu/triton_py.sh's eval alone, via
@@ -21,7 +22,8 @@
 #      hold their reports equal (issue 20), COMPARE=both for kbx's own check of the GPU's reports
 #      against the host's on the same buffers (cases and perf rows), NO_PERF=1 for the cases alone
 #      (with COMPARE=both: the GPU's comparison on every case of the catalogue; COMPARE_BOTH
-#      compares perf rows only, cases always compare on the host)
+#      compares perf rows only, cases always compare on the host); SOURCES=FILE: only the sources
+#      it lists (e.g. the "not run:" lines of a call that ran out of budget)
 #   F  a real evaluation of one slice (bench/eval_real.sh --shard 0/8, one passing example per
 #      task, next to KernelBenchX's golden sweep of the same tasks) three times: --compare host
 #      and --compare gpu each on a fresh history (the reference timed live), then --compare gpu
@@ -62,7 +64,8 @@
 #   V  a change verified in one call: tests/adversarial/gpu.sh alone, then side by side step A's
 #      PARTS (default "units compare refout"), step X for SWAPS (if set),
 #      tests/gpu/check_task.sh of each task in CHECK_TASKS and, with BOTH_CASES=1, step E's
-#      `--compare both` over every case of the catalogue (BOTH_BUDGET seconds, default 330)
+#      `--compare both` over every case of the catalogue (BOTH_BUDGET seconds, default 330; SOURCES
+#      for a list), with REPEAT=1 tests/gpu/repeat.sh
 #   X  reference swaps tried on a copy of the catalogue: SWAPS="Cat/name:example.cu ..." (append
 #      ":stages" for a fused reference that keeps no stage buffers: swap_reference.py --stages);
 #      each swap made in the copy, then tools/crosscheck.py of the swapped tasks (the new
@@ -93,7 +96,7 @@ sweep_slice() {  # SHARD NAME LIMIT: the sweep of one slice of the references (K
 	grep 'NOT PASS' "$r/$2/sweep.txt" 2>/dev/null | cut -c1-300
 }
 want() {  # PART: step A runs it (PARTS, default all)
-	case " ${PARTS:-units timing adversarial compare reuse refout gpu screens} " in
+	case " ${PARTS:-units timing adversarial compare reuse refout repeat gpu screens} " in
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
@@ -139,6 +142,8 @@ A)
 	fi
 	# the reference's kept outputs: reused, and never the judge of a failure (87 s on 2026-12-03)
 	want refout && gpu_test 180 refout tests/gpu/refout.sh
+	# kernels whose blocks talk through global memory: their verdict on every one of 4 runs
+	want repeat && gpu_test "${REPEAT_LIMIT:-420}" repeat tests/gpu/repeat.sh KBX_GPU_JOBS=8
 	if want gpu; then
 		gpu_test "${GPU_LIMIT:-270}" gpu tests/gpu/gpu.sh KBX_GPU_JOBS=14
 		grep -c '^# ok' "$r/gpu.txt" | sed 's/^/gpu.sh sources ok: /'
@@ -187,10 +192,10 @@ D)
 	grep -E ' FAIL ' "$r/xperf.txt" | cut -c1-300 | head -30
 	;;
 E)
-	# shellcheck disable=SC2086 # SHARD, COMPARE_BOTH, COMPARE and NO_PERF are words by design
+	# shellcheck disable=SC2086 # SHARD, COMPARE_BOTH, COMPARE, NO_PERF and SOURCES are words by design
 	KBX_BUILDDIR="$bin" timeout 540 python3 bench/perf_check.py --kbx "$kbx" --jobs "${JOBS:-6}" --budget "${BUDGET:-400}" \
 		--rerun-budget "${RERUN:-60}" --timeout 200 ${SHARD:+--shard $SHARD} ${COMPARE_BOTH:+--compare-both} \
-		${COMPARE:+--compare $COMPARE} ${NO_PERF:+--no-perf} --history "${TMPDIR:-/tmp}/kbx_perf_check_$$.db" \
+		${COMPARE:+--compare $COMPARE} ${NO_PERF:+--no-perf} ${SOURCES:+--sources $SOURCES} --history "${TMPDIR:-/tmp}/kbx_perf_check_$$.db" \
 		--out "$r/perf_check.json" >"$r/perf_check.txt" 2>&1
 	el "perf_check rc=$?"
 	tail -5 "$r/perf_check.txt"
@@ -331,6 +336,8 @@ V)
 	# held equal to the host's on the same buffers; issue 20's line 2), JOBS=6 beside the rest
 	[ "${BOTH_CASES:-0}" = 1 ] && OUT="$r/e" COMPARE=both NO_PERF=1 JOBS=6 BUDGET=${BOTH_BUDGET:-330} \
 		sh "$0" E "$kbx" "$ref" >"$r/e.txt" 2>&1 &
+	# REPEAT=1: tests/gpu/repeat.sh (multi-block kernels, 4 runs each) beside the rest
+	[ "${REPEAT:-0}" = 1 ] && OUT="$r/rp" PARTS=repeat sh "$0" A "$kbx" "$ref" >"$r/rp.txt" 2>&1 &
 	for t in ${CHECK_TASKS:-}; do
 		KBX_BUILDDIR="$bin" KBX_SRCDIR="$PWD" timeout "${TASK_LIMIT:-240}" sh tests/gpu/check_task.sh "$kbx" \
 			"$KBX_TASKS/$t" >"$r/check_$(echo "$t" | tr / _).txt" 2>&1 &
@@ -340,6 +347,7 @@ V)
 	cat "$r/a.txt"
 	[ -f "$r/x.txt" ] && cat "$r/x.txt"
 	[ -f "$r/e.txt" ] && cat "$r/e.txt"
+	[ -f "$r/rp.txt" ] && cat "$r/rp.txt"
 	for t in ${CHECK_TASKS:-}; do
 		grep -hE '^(ok|FAIL)' "$r/check_$(echo "$t" | tr / _).txt" | cut -c1-300
 	done

@@ -57,6 +57,15 @@
 // round trips), ~0.8 ms at n = 4096; the f32 `lu` stage copy ~0.05 ms. About 18-25 ms over the
 // five perf rows against the reference's ~466 ms (~20x faster) and PyTorch's ~45 ms.
 //
+// A race, found and fixed 2026-12-04: the substitutions stored each solved 32-row block back
+// into the vector the other blocks read it from in the same phase, so a block that reached the
+// phase late solved an already solved block again. tests/gpu/gpu.sh on an H200 saw this kernel
+// differ from itself at auto:n=4097 (3993 of 4097 elements of x, max abs 0.064; its factor
+// stages equal) and, through it, pass_fast_blocked_lu.cu at n = 1009. Now ysol holds two
+// vectors, the solved block goes to the one not being read (lu_solve64). After the fix, on the
+// H200: tests/gpu/gpu.sh 714 of 714 sources, tests/gpu/repeat.sh four runs of each of this
+// task's seven sources all with their announced verdicts.
+//
 // Checked on an H200 (2026-12-03), swapped in on a copy of the catalogue
 // (bench/h200_steps.sh X): tools/crosscheck.py against PyTorch, 12/12 outputs pass (max err 3.1e-05);
 // tests/gpu/check_task.sh: this kernel, the former reference and every example give their
@@ -81,7 +90,7 @@
 // @kbx scratch lu_pivots i64 [n]
 // @kbx scratch lu f32 [n, n]
 // @kbx scratch ex f64 [69632]
-// @kbx scratch ysol f64 [max(1, n)]
+// @kbx scratch ysol f64 [max(2, 2 * n)]
 // @kbx launch fused_lu_solve64<<<sms, 256, max(34304, 9472 + cdiv(n, sms) * 260)>>>(A, b, x, lu_work, lu_pivots, lu, ex, ysol, n) cooperative
 
 #include <cooperative_groups.h>
@@ -499,10 +508,15 @@ __device__ void lu_factor64(cg::grid_group& grid, Smem& S, double* big, double* 
 }
 
 // x = U^-1 (L^-1 b) on the factored W, b not permuted, in the reference's order (see the
-// header). ys (global f64 [n]) holds y, then x. Blocks of 32 rows, one grid barrier each; every
-// block solves the diagonal block in warp 0 (Ts: the block's triangle, sy: the solved values),
-// block 0 stores it, and the rows beyond it, one thread each over the whole grid, take its 32
-// columns in order. The whole grid must call it.
+// header). ys (global f64 [2 n]) holds two vectors: the running right-hand side and the solved
+// values. Blocks of 32 rows, one grid barrier each; every block solves the diagonal block in
+// warp 0 (Ts: the block's triangle, sy: the solved values), block 0 stores it, and the rows
+// beyond it, one thread each over the whole grid, take its 32 columns in order. Block 0 stores
+// the solved block in the OTHER vector than the one every block reads it from in the same
+// phase: stored in place, a block that reaches the phase late reads a value already solved and
+// solves it again (seen on an H200: x differed between two runs at n = 4097). The forward
+// solve reads rhs (b, updated) and stores y; the backward solve reads y (updated) and stores x
+// in rhs's place. The whole grid must call it.
 __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, const float* bvec, float* x,
 			   double* ys, int N)
 {
@@ -511,11 +525,13 @@ __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, c
 	const long long ld = N;
 	double(*Ts)[NB + 1] = reinterpret_cast<double(*)[NB + 1]>(big);
 	double* sy = big + NB * (NB + 1);
+	double* rhs = ys;	 // forward: b, then updated rows; backward: x
+	double* yv = ys + N;	 // forward: y as solved; backward: y, then updated rows
 	// my rows beyond a diagonal block: index t = b + G tid, b + G tid + G THREADS, ...
 	const long long t0 = b + (long long)G * tid, tstep = gstride;
 
 	for (long long e = gtid; e < N; e += gstride)
-		ys[e] = (double)bvec[e];
+		rhs[e] = (double)bvec[e];
 	grid.sync();
 	// forward: L y = b, L unit lower triangular
 	for (int r0 = 0; r0 < N; r0 += NB) {
@@ -526,7 +542,7 @@ __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, c
 		}
 		__syncthreads();
 		if (warp == 0) {
-			double v = lane < mb ? __ldcg(ys + r0 + lane) : 0.0;
+			double v = lane < mb ? __ldcg(rhs + r0 + lane) : 0.0;
 			for (int q = 0; q < mb; q++) {
 				const double yq = __shfl_sync(FULL, v, q);
 				if (lane > q)
@@ -534,18 +550,18 @@ __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, c
 			}
 			sy[lane] = v;
 			if (b == 0 && lane < mb)
-				ys[r0 + lane] = v;
+				yv[r0 + lane] = v;
 		}
 		__syncthreads();
 		for (long long t = t0; r1 + t < N; t += tstep) {
 			const long long i = r1 + t;
 			const double* Li = W + i * ld + r0;
-			double v = __ldcg(ys + i);
+			double v = __ldcg(rhs + i);
 #pragma unroll
 			for (int q = 0; q < NB; q++)
 				if (q < mb)
 					v = fma(-Li[q], sy[q], v);
-			ys[i] = v;
+			rhs[i] = v;
 		}
 		grid.sync();
 	}
@@ -558,7 +574,7 @@ __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, c
 		}
 		__syncthreads();
 		if (warp == 0) {
-			double v = lane < mb ? __ldcg(ys + r0 + lane) : 0.0;
+			double v = lane < mb ? __ldcg(yv + r0 + lane) : 0.0;
 			for (int q = mb - 1; q >= 0; q--) {
 				const double xq = __shfl_sync(FULL, v, q) / Ts[q][q];
 				if (lane == q)
@@ -568,22 +584,22 @@ __device__ void lu_solve64(cg::grid_group& grid, double* big, const double* W, c
 			}
 			sy[lane] = v;
 			if (b == 0 && lane < mb)
-				ys[r0 + lane] = v;
+				rhs[r0 + lane] = v;
 		}
 		__syncthreads();
 		for (long long t = t0; t < r0; t += tstep) {
 			const double* Ui = W + t * ld + r0;
-			double v = __ldcg(ys + t);
+			double v = __ldcg(yv + t);
 #pragma unroll
 			for (int q = NB - 1; q >= 0; q--)
 				if (q < mb)
 					v = fma(-Ui[q], sy[q], v);
-			ys[t] = v;
+			yv[t] = v;
 		}
 		grid.sync();
 	}
 	for (long long e = gtid; e < N; e += gstride)
-		x[e] = (float)__ldcg(ys + e);
+		x[e] = (float)__ldcg(rhs + e);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)

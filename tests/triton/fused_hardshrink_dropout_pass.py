@@ -5,6 +5,10 @@
 # be kbx's, so the cases with an active dropout are counted apart (the task's stochastic(a)); the
 # others (training off, p = 0 or 1) are compared. At the perf rows (p = 0.5, training) the kernel
 # must really run in every timed call: no impossible timing, a real speedup or slowdown.
+# PyTorch's semantics at special values: a dropped element is x * 0 (NaN for a NaN or inf), and
+# hardshrink keeps what is not inside [-lambd, lambd], so a NaN stays NaN. (Its first version,
+# written `|x| > lambd ? x : 0`, turned NaN into 0: kbx judged it wrong at case special_eval on an
+# H200, rightly; that version is fused_hardshrink_dropout_nan_zeroed.py.)
 import torch
 import triton
 import triton.language as tl
@@ -19,8 +23,8 @@ def _kernel(x_ptr, y_ptr, n, p, scale, lambd, seed, TRAINING: tl.constexpr, BLOC
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     if TRAINING:
         keep = tl.rand(seed, offs) >= p
-        x = tl.where(keep, x * scale, 0.0)
-    y = tl.where((x > lambd) | (x < -lambd), x, 0.0)
+        x = x * tl.where(keep, scale, 0.0)
+    y = tl.where((x >= -lambd) & (x <= lambd), 0.0, x)
     tl.store(y_ptr + offs, y, mask=mask)
 
 
