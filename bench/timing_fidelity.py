@@ -244,10 +244,10 @@ def cross_entropy_launches():
             launch("ce_final", 1, 256, (part, y, i64(p), i32(1)))]
 
 
-def case(name, task, row, input_size, make, tiny=False):
+def case(name, task, row, input_size, make, tiny=False, src=None):
     """row: the perf row (0-based; negative counts from the end, as kbx's --rows does);
     input_size: what kbx reports for that row (checked, so that the row is the one built here)."""
-    return {"name": name, "task": task, "src": task + "/reference.cu", "row": row, "input_size": input_size,
+    return {"name": name, "task": task, "src": task + "/" + (src or "reference.cu"), "row": row, "input_size": input_size,
             "make": make, "tiny": tiny}
 
 
@@ -266,7 +266,9 @@ CASES = [
     case("layernorm_w8a8", "Quantization/layernorm_w8a8", -1, [[32, 8192], [8192], [8192]],
          layernorm_w8a8_launches),
     case("adam", "Optimizer/Adam", -1, [[N27]], adam_launches),
-    case("cross_entropy", "Loss/cross_entropy", -1, [[2 ** 15, 1000], [2 ** 15]], cross_entropy_launches),
+    # the launches above are the former reference's (the reference since 2026-12-04 is ce_rows_fast)
+    case("cross_entropy", "Loss/cross_entropy", -1, [[2 ** 15, 1000], [2 ** 15]], cross_entropy_launches,
+         src="examples/pass_former_reference.cu"),
 ]
 
 

@@ -6,7 +6,7 @@
 
 command -v python3 >/dev/null || { echo "SKIP: python3 needed"; exit 77; }
 swap="$srcdir/tools/swap_reference.py"
-id=Fusion/fused_cross_entropy_softmax_layernorm
+id=Fusion/fused_cos_avg_pool1d
 root="$tmp/tasks"
 d="$root/$id"
 mkdir -p "$root/Fusion"
@@ -15,15 +15,15 @@ cp "$srcdir/tasks/rules.ini" "$root/rules.ini"
 cp -R "$srcdir/tasks/$id" "$d"
 cp -R "$d" "$tmp/before"
 
-expect 2 "a wrong example cannot become the reference" -- python3 "$swap" --tasks "$root" "$id" wrong_unbiased_variance.cu
+expect 2 "a wrong example cannot become the reference" -- python3 "$swap" --tasks "$root" "$id" wrong_fast_cos.cu
 contains "$tmp/err" "expected '// @kbx expect pass'" "the refusal says why"
 expect 2 "a missing example" -- python3 "$swap" --tasks "$root" "$id" nope.cu
 expect 2 "a path instead of a name" -- python3 "$swap" --tasks "$root" "$id" ../reference.cu
-expect 2 "a bad task id" -- python3 "$swap" --tasks "$root" "../$id" pass_fast_warp_rows.cu
+expect 2 "a bad task id" -- python3 "$swap" --tasks "$root" "../$id" pass_fast_tiled_smem.cu
 if diff -r "$tmp/before" "$d" >/dev/null; then ok "the refusals wrote nothing"; else no "the refusals wrote nothing"; fi
 
-expect 0 "swap with --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-01 "$id" pass_fast_warp_rows.cu
-[ -e "$d/examples/pass_fast_warp_rows.cu" ] && no "the example left examples/" || ok "the example left examples/"
+expect 0 "swap with --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-01 "$id" pass_fast_tiled_smem.cu
+[ -e "$d/examples/pass_fast_tiled_smem.cu" ] && no "the example left examples/" || ok "the example left examples/"
 if cmp -s "$tmp/before/reference.cu" "$d/examples/pass_former_reference.cu"; then
 	no "the former reference got its header"
 else
@@ -34,7 +34,7 @@ contains "$d/examples/pass_former_reference.cu" "^// @kbx expect pass$" "the for
 lacks "$d/reference.cu" "@kbx expect" "the new reference has no expect line"
 contains "$d/reference.cu" "^// $id: the reference since 2026-12-01" "the new reference names its date"
 tail -n +5 "$d/reference.cu" >"$tmp/newbody"
-tail -n +2 "$tmp/before/examples/pass_fast_warp_rows.cu" >"$tmp/exbody"
+tail -n +2 "$tmp/before/examples/pass_fast_tiled_smem.cu" >"$tmp/exbody"
 cmp -s "$tmp/newbody" "$tmp/exbody" && ok "the new reference is the example's code" || no "the new reference is the example's code"
 contains "$d/task.ini" "^stages = examples/pass_former_reference.cu$" "task.ini names the stage program"
 # the stages line sits in [task]: kbx loads the task (a stray key elsewhere would be refused)
@@ -50,7 +50,7 @@ expect 2 "a former reference cannot be swapped back in" -- python3 "$swap" --tas
 contains "$tmp/err" "swapped before" "the refusal says why (undo with git)"
 if diff -r "$tmp/once" "$d" >/dev/null; then ok "that refusal wrote nothing"; else no "that refusal wrote nothing"; fi
 # a second swap: the reference of the first becomes pass_former_reference_2.cu, the stages line stays
-expect 0 "a second swap, --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-02 "$id" pass_fused_block_rows.cu
+expect 0 "a second swap, --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-02 "$id" pass_fused_per_output.cu
 contains "$tmp/out" "former reference -> examples/pass_former_reference_2.cu; task.ini keeps stages" "it names the second former reference"
 tail -n +4 "$d/examples/pass_former_reference_2.cu" | cmp -s - "$tmp/once/reference.cu" &&
 	ok "the first swap's reference is kept whole" || no "the first swap's reference is kept whole"

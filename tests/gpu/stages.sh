@@ -1,10 +1,10 @@
 #!/bin/sh
 # GPU test of the stage program ([task] stages, doc/task-format.md): a fused reference keeps no
 # stage buffers, so a failing candidate's first wrong stage is found by running the task's staged
-# example on the same inputs. Built on a copy of Fusion/fused_cross_entropy_softmax_layernorm
-# whose reference is swapped for its fused example (pass_fast_warp_rows.cu): without `stages`
-# the first wrong stage cannot be named; with it, the staged former reference names it, and the
-# verdicts are those of the real task. And a reference that keeps one stage of several
+# example on the same inputs. On a copy of Fusion/fused_cross_entropy_softmax_layernorm, whose
+# reference is a fused kernel (swapped in on 2026-12-04) and whose task.ini names the staged
+# former reference: without the `stages` line the first wrong stage cannot be named; with it,
+# the staged former reference names it, and the verdicts are those of the real task. And a reference that keeps one stage of several
 # (Fusion/fused_bmm_rmsnorm_gelu_dropout's DMMA bmm keeps its product): when the candidate's
 # product matches it, the stage program names the first wrong stage after it. Skips (77) without
 # a CUDA device.
@@ -20,8 +20,11 @@ mkdir -p "$root/Fusion"
 cp -R "$srcdir/tasks/include" "$root/include"
 cp "$srcdir/tasks/rules.ini" "$root/rules.ini"
 cp -R "$src" "$dst"
-cp "$src/reference.cu" "$dst/examples/staged_reference.cu"
-cp "$src/examples/pass_fast_warp_rows.cu" "$dst/reference.cu"
+# the staged program under a name of this test's, and the copy's task.ini without its stages line
+grep -q '^stages = examples/pass_former_reference.cu$' "$dst/task.ini" ||
+	{ echo "FAIL $id: task.ini no longer names examples/pass_former_reference.cu as its stages"; exit 1; }
+cp "$src/examples/pass_former_reference.cu" "$dst/examples/staged_reference.cu"
+sed -i '/^stages = /d' "$dst/task.ini"
 
 # stage NAME EXAMPLE WANT-STAGE [TASKS ID]: the example is wrong, and its first failing case names
 # WANT-STAGE ("" for none); the task ID of TASKS (default: the copy above)

@@ -1,226 +1,307 @@
-// fused_cross_entropy_softmax_layernorm reference: the PyTorch stages, each into its own buffer.
-// Output `loss`, F.cross_entropy(logits, targets, weight, ignore_index, reduction, label_smoothing):
-//   stage `log_softmax` (inside cross_entropy): lp = x - max - log(sum exp(x - max))
-//   stage nll / label smoothing, per sample i with t = targets[i] != ignore_index (0 when ignored):
-//       `nll_loss`[i] = -weight[t] * lp[i, t], `nll_weight`[i] = weight[t],
-//       `smooth_loss`[i] = -sum_c weight[c] * lp[i, c]
-//   stage reduction: 'none': (1 - s) * nll + smooth * (s / C) per sample (just nll when s = 0);
-//       'sum': the same over the sums; 'mean': both sums divided by sum(nll_weight).
-// Output `output`, F.layer_norm(F.softmax(logits, dim=-1), (C,), eps) without weight and bias:
-//   stage `softmax`:    p = exp(x - max) / sum exp(x - max)
-//   stage layer_norm:   per row, `layer_norm_mean` = mean(p), `layer_norm_rstd` =
-//                       1 / sqrt(biased var(p) + eps) (one launch), output = (p - mean) * rstd (the next)
-// Keeping the [n, C] log-probabilities and probabilities in memory costs two extra passes: the price
-// of a reference whose stages can be diffed.
+// Fusion/fused_cross_entropy_softmax_layernorm: the reference since 2026-12-04. It is faster at the perf sizes
+// than the former one, examples/pass_former_reference.cu, whose header states the task's
+// semantics in full.
 //
-// Row kernels use one warp per row (grid-stride): max, then the sum of exp in f64 (expf per term),
-// then the write; the layer-norm statistics are two-pass f64 sums (mean, then centred squares),
-// rounded to f32; the probabilities of a row sit close to their mean 1 / C, so the centred form
-// matters. PyTorch does all of this in f32 (a few ulp from these values). The loss reductions sum
-// the per-sample terms over 16384-row chunks in f64 and combine the chunks in one block.
+// Run on an H200 (2026-12-04, bench/h200_steps.sh X, swapped in on a copy of the catalogue):
+// tools/crosscheck.py against PyTorch 30/30 outputs pass (max err 1.9e-06); tests/gpu/check_task.sh
+// at every case and perf row: this kernel passes, the former reference and every example give
+// their announced verdicts. Over the perf rows, one call each (--warmup 0 --rep 0): 2.3 ms
+// against 15.3 ms for the former reference (pass_former_reference.cu). What the header says below about
+// not having run on a GPU predates that run.
 //
-// @kbx scratch log_softmax f32 [n, c]
-// @kbx scratch nll_loss f32 [n]
-// @kbx scratch nll_weight f32 [n]
-// @kbx scratch smooth_loss f32 [n]
-// @kbx scratch ce_part f64 [3 * max(1, min(cdiv(n, 16384), 1024))]
-// @kbx scratch softmax f32 [n, c]
-// @kbx scratch layer_norm_mean f32 [n]
-// @kbx scratch layer_norm_rstd f32 [n]
-// @kbx launch log_softmax_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(logits, log_softmax, n, c)
-// @kbx launch ce_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(log_softmax, targets, weight, nll_loss, nll_weight, smooth_loss, n, c, ignore_index, label_smoothing)
-// @kbx launch ce_partial<<<max(1, min(cdiv(n, 16384), 1024)), 256>>>(nll_loss, nll_weight, smooth_loss, ce_part, n)
-// @kbx launch ce_final<<<max(1, min(cdiv(m, 256), 4096)), 256>>>(nll_loss, smooth_loss, ce_part, loss, n, c, i64(max(1, min(cdiv(n, 16384), 1024))), reduction, label_smoothing)
-// @kbx launch softmax_rows<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(logits, softmax, n, c)
-// @kbx launch ln_stats<<<max(1, min(cdiv(n, 8), 65536)), 256>>>(softmax, layer_norm_mean, layer_norm_rstd, n, c, eps)
-// @kbx launch ln_apply<<<dim3(max(1, min(cdiv(c, 256), 64)), max(1, min(n, 65535))), 256>>>(softmax, layer_norm_mean, layer_norm_rstd, output, n, c)
+// Faster version: one read of the logits and one write of the output. One warp per row holds the
+// row in registers and produces its loss terms and its layer-normalised probabilities; the loss
+// reduction folds into per-block partial sums.
+//
+// What the reference does, and why it is slow at the perf sizes: seven launches that keep every
+// stage in memory. log_softmax reads the [n, c] logits and writes [n, c] log-probabilities,
+// softmax reads them again and writes [n, c] probabilities, ln_stats reads those twice and
+// ln_apply reads them once more and writes the output: ~6 passes of 2 GB at the largest perf row
+// (n = 524288, c = 1024) instead of the 2 (read logits, write output) the computation needs; and
+// its sums run in f64 with an f32 -> f64 conversion per element (a 16/clk/SM unit on H200).
+//
+// What this kernel does instead (ce_softmax_ln_rows, 128 threads = 4 warps, grid-stride over rows
+// with a fixed grid): a warp loads its row once into registers (c <= 1024: 32 values per lane;
+// float4 loads when c % 4 == 0, as in every perf row, else strided scalar loads), then
+//   max (fmaxf: NaN dropped there and brought back by exp, as in the reference); e = expf(x - max)
+//   (kept); s = sum e; ls = logf(s); p = e * (1 / s); layer norm of p with a two-pass mean and
+//   variance in f32 (mean first, then the centred squares; per-lane sums of 32 values in 4
+//   interleaved accumulators, then warp shuffles); output = (p - mean) * rstd, written once.
+//   Loss terms of the row: lp_t = (x_t - max) - ls (x_t re-read from global, an L1/L2 hit; the
+//   row's target is loaded one row ahead so that its latency never stalls the warp),
+//   nll = -w[t] * lp_t, nll weight w[t], and with label smoothing -sum_j w[j] * lp_j (f64 sum of
+//   f32 products, as the reference). 'none' writes the row's loss directly; 'mean' / 'sum' add the
+//   row's terms into the warp's f64 partials, the block combines its 4 warps in a fixed order into
+//   ce_block_part[blockIdx.x], and ce_reduce (one block) sums those in a fixed order: deterministic.
+//   Rows longer than 1024 take a slower path that re-reads the row from global memory (no case or
+//   perf row has one).
+//
+// Why it stays within tolerance: the probabilities differ from the reference's by a few ulp (f32
+// sums of the exponentials instead of f64, e * (1 / s) instead of e / s): relative ~1e-7. The
+// layer norm multiplies deviations of p by rstd <= 1 / sqrt(eps) ~ 316, and p <= 1, so its output
+// moves by <~ 1e-7 * |p - mean| * rstd relative plus ~1e-8 absolute from the f32 mean / variance of
+// values near 1 / c: far below atol = rtol = 1e-5. The variance is two-pass (centred), like the
+// reference's, so a constant row gives exactly 0. The log-probabilities differ by ~1e-6 absolute
+// at most (logf and the f32 sum; they are ~-7 at c = 1024, where the tolerance is ~8e-5); the
+// per-sample losses use the reference's f32 expressions and all cross-sample sums stay in f64.
+// A CPU emulation of both programs over every case of task.ini plus c = 1020 / 1023 / 1024 / 1027 /
+// 1500, 3000 rows, logits scaled by 0.01, 3 and -1, puts the worst element at 0.044 of the
+// tolerance (outputs) and 0.015 (losses).
+//
+// Expected speed at the largest perf row (n = 524288, c = 1024): 2.15 GB read + 2.15 GB written =
+// 4.3 GB at ~3.6-4.0 TB/s = ~1.1-1.2 ms (PyTorch 4.1 ms; the reference's 7 passes, ~15 GB plus the
+// f64 conversions, take ~5-6 ms there: its perf sum is 12 ms and each row doubles the previous).
+// Per element ~20 f32 instructions (expf, one multiply, the sums, the normalisation), ~0.3 ms of
+// issue time on 132 SMs, hidden under the memory time. In flight: 20 warps per SM (96 registers,
+// 5 blocks of 4 warps), 4 KB per warp. So ~4-5x at the largest row and on the perf sum (~2.5 ms;
+// the small rows also drop from 7 launches to 2).
+//
+// (The partials' scratch is sized for 8192 blocks, the grid is at most 20 blocks per SM: 2640 on
+// H200, i.e. 4 full waves of 5 resident blocks per SM.)
+// @kbx scratch ce_block_part f64 [3 * max(1, min(cdiv(n, 4), 8192))]
+// @kbx launch ce_softmax_ln_rows<<<max(1, min(cdiv(n, 4), min(sms * 20, 8192))), 128>>>(logits, targets, weight, loss, output, ce_block_part, n, c, ignore_index, reduction, label_smoothing, eps)
+// @kbx launch ce_reduce<<<1, 256>>>(ce_block_part, loss, i64(max(1, min(cdiv(n, 4), min(sms * 20, 8192)))), c, reduction, label_smoothing)
 
 #define NEG_INF __int_as_float(0xff800000)
+#define MAXV 32 // values per lane held in registers (c <= 32 * MAXV)
 
-extern "C" __global__ void __launch_bounds__(256)
-log_softmax_rows(const float* __restrict__ x, float* __restrict__ out, long long n, long long c)
+static __device__ __forceinline__ float warp_max(float v)
 {
-	const int lane = threadIdx.x & 31;
-	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
-		const float* xr = x + r * c;
-		float m = NEG_INF;
-		for (long long j = lane; j < c; j += 32)
-			m = fmaxf(m, xr[j]); // NaN is dropped here but comes back through exp(NaN - m)
-		for (int o = 16; o > 0; o >>= 1)
-			m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-		double s = 0.0;
-		for (long long j = lane; j < c; j += 32)
-			s += (double)expf(xr[j] - m);
-		for (int o = 16; o > 0; o >>= 1)
-			s += __shfl_xor_sync(0xffffffffu, s, o);
-		const float ls = (float)log(s);
-		for (long long j = lane; j < c; j += 32)
-			out[r * c + j] = (xr[j] - m) - ls;
-	}
+	for (int o = 16; o > 0; o >>= 1)
+		v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+	return v;
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-ce_rows(const float* __restrict__ lp, const long long* __restrict__ target, const float* __restrict__ weight,
-        float* __restrict__ nll, float* __restrict__ nllw, float* __restrict__ smooth, long long n, long long c,
-        long long ignore_index, float label_smoothing)
+static __device__ __forceinline__ float warp_sum(float v)
 {
-	const int lane = threadIdx.x & 31;
-	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
-		const long long t = target[r];
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
+static __device__ __forceinline__ double warp_sum_d(double v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
+extern "C" __global__ void __launch_bounds__(128, 5)
+ce_softmax_ln_rows(const float *__restrict__ x, const long long *__restrict__ target, const float *__restrict__ weight,
+		   float *__restrict__ loss, float *__restrict__ out, double *__restrict__ part, long long n, long long c,
+		   long long ignore_index, int reduction, float label_smoothing, float eps)
+{
+	__shared__ double wpart[3][4];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const long long nwarps = (long long)gridDim.x * 4;
+	// Register layout of a row (c <= 1024): vec (c % 4 == 0): slot i holds column
+	// 4 * (lane + 32 * (i / 4)) + i % 4 (float4 loads); else slot i holds column lane + 32 * i.
+	const bool regs = c <= 32 * MAXV;
+	const bool vec = regs && (c % 4) == 0;
+	double acc_nll = 0.0, acc_w = 0.0, acc_s = 0.0; // this warp's rows (lane 0)
+
+	long long r = (long long)blockIdx.x * 4 + warp;
+	long long t = r < n ? target[r] : 0; // the row's target, loaded one row ahead
+	for (; r < n; r += nwarps) {
+		const float *xr = x + r * c;
+		float *orow = out + r * c;
 		const bool keep = t != ignore_index;
-		double s = 0.0;
+		float xt = 0.0f, wt = 0.0f;
+		// the loss inputs, fetched once the row's max is known (their latency then overlaps exp)
+		auto fetch = [&]() {
+			if (keep) {
+				xt = xr[t];
+				wt = weight[t];
+			}
+		};
+		long long t_next = 0;
+		float m, ls;
+		if (regs) {
+			float v[MAXV];
+			// slot i lies in the row iff lane + 32 * (vec ? i / 4 : i) < (vec ? c / 4 : c)
+			const long long lim = vec ? c / 4 : c;
+#define IN(i) (lane + 32 * (vec ? (i) / 4 : (i)) < lim)
+			// ---- load; slots past the row hold -inf and are masked out below ----
+			if (vec) {
+				const float4 *x4 = (const float4 *)xr;
+				const long long c4 = c / 4;
+#pragma unroll
+				for (int i = 0; i < MAXV / 4; i++) {
+					const long long q = lane + 32 * i;
+					float4 t4 = make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
+					if (q < c4)
+						t4 = __ldg(x4 + q);
+					v[4 * i + 0] = t4.x;
+					v[4 * i + 1] = t4.y;
+					v[4 * i + 2] = t4.z;
+					v[4 * i + 3] = t4.w;
+				}
+				if (r + nwarps < n)
+					t_next = target[r + nwarps];
+			} else {
+#pragma unroll
+				for (int i = 0; i < MAXV; i++) {
+					const long long j = lane + 32 * i;
+					v[i] = j < c ? __ldg(xr + j) : NEG_INF;
+				}
+				if (r + nwarps < n)
+					t_next = target[r + nwarps];
+			}
+			// ---- softmax: max, e = expf(x - max), s = sum e, p = e * (1 / s) ----
+			float m4[4] = { NEG_INF, NEG_INF, NEG_INF, NEG_INF };
+#pragma unroll
+			for (int i = 0; i < MAXV; i++)
+				m4[i % 4] = fmaxf(m4[i % 4], v[i]);
+			m = warp_max(fmaxf(fmaxf(m4[0], m4[1]), fmaxf(m4[2], m4[3])));
+			fetch();
+			float s4[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#pragma unroll
+			for (int i = 0; i < MAXV; i++) {
+				v[i] = IN(i) ? expf(v[i] - m) : 0.0f;
+				s4[i % 4] += v[i];
+			}
+			const float s = warp_sum((s4[0] + s4[1]) + (s4[2] + s4[3]));
+			ls = logf(s);
+			const float inv = 1.0f / s;
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				s4[i] = 0.0f;
+#pragma unroll
+			for (int i = 0; i < MAXV; i++) {
+				v[i] = IN(i) ? __fmul_rn(v[i], inv) : 0.0f;
+				s4[i % 4] += v[i];
+			}
+			// ---- layer norm: two-pass mean / biased variance ----
+			const float mean = warp_sum((s4[0] + s4[1]) + (s4[2] + s4[3])) / (float)c;
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				s4[i] = 0.0f;
+#pragma unroll
+			for (int i = 0; i < MAXV; i++) {
+				const float d = IN(i) ? v[i] - mean : 0.0f;
+				s4[i % 4] = fmaf(d, d, s4[i % 4]);
+			}
+			const float var = warp_sum((s4[0] + s4[1]) + (s4[2] + s4[3])) / (float)c;
+			const float rstd = 1.0f / sqrtf(var + eps);
+			if (vec) {
+				float4 *o4 = (float4 *)orow;
+				const long long c4 = c / 4;
+#pragma unroll
+				for (int i = 0; i < MAXV / 4; i++) {
+					const long long qi = lane + 32 * i;
+					if (qi < c4)
+						o4[qi] = make_float4(__fmul_rn(__fsub_rn(v[4 * i + 0], mean), rstd),
+								     __fmul_rn(__fsub_rn(v[4 * i + 1], mean), rstd),
+								     __fmul_rn(__fsub_rn(v[4 * i + 2], mean), rstd),
+								     __fmul_rn(__fsub_rn(v[4 * i + 3], mean), rstd));
+				}
+			} else {
+#pragma unroll
+				for (int i = 0; i < MAXV; i++)
+					if (IN(i))
+						orow[lane + 32 * i] = __fmul_rn(__fsub_rn(v[i], mean), rstd);
+			}
+#undef IN
+		} else {
+			// ---- long rows: the same computation, re-reading the row from global memory ----
+			if (r + nwarps < n)
+				t_next = target[r + nwarps];
+			m = NEG_INF;
+			for (long long j = lane; j < c; j += 32)
+				m = fmaxf(m, xr[j]);
+			m = warp_max(m);
+			fetch();
+			float s = 0.0f;
+			for (long long j = lane; j < c; j += 32)
+				s += expf(xr[j] - m);
+			s = warp_sum(s);
+			ls = logf(s);
+			const float inv = 1.0f / s;
+			double sp = 0.0;
+			for (long long j = lane; j < c; j += 32)
+				sp += (double)__fmul_rn(expf(xr[j] - m), inv);
+			const float mean = (float)(warp_sum_d(sp) / (double)c);
+			double q = 0.0;
+			for (long long j = lane; j < c; j += 32) {
+				const double d = (double)__fmul_rn(expf(xr[j] - m), inv) - (double)mean;
+				q += d * d;
+			}
+			const double var = warp_sum_d(q) / (double)c;
+			const float rstd = (float)(1.0 / sqrt(var + (double)eps));
+			for (long long j = lane; j < c; j += 32)
+				orow[j] = __fmul_rn(__fsub_rn(__fmul_rn(expf(xr[j] - m), inv), mean), rstd);
+		}
+		// ---- the row's cross-entropy terms (the reference's expressions) ----
+		double sm = 0.0;
 		if (label_smoothing > 0.0f && keep) {
 			for (long long j = lane; j < c; j += 32)
-				s += (double)__fmul_rn(lp[r * c + j], weight[j]);
-			for (int o = 16; o > 0; o >>= 1)
-				s += __shfl_xor_sync(0xffffffffu, s, o);
+				sm += (double)__fmul_rn((xr[j] - m) - ls, weight[j]);
+			sm = warp_sum_d(sm);
 		}
 		if (lane == 0) {
-			nll[r] = keep ? -__fmul_rn(weight[t], lp[r * c + t]) : 0.0f;
-			nllw[r] = keep ? weight[t] : 0.0f;
-			smooth[r] = (float)(-s);
+			const float nll = keep ? -__fmul_rn(wt, (xt - m) - ls) : 0.0f;
+			const float smooth = (float)(-sm);
+			if (reduction == 0) {
+				const double ds = (double)label_smoothing;
+				loss[r] = ds > 0.0 ? (float)((1.0 - ds) * nll + smooth * (ds / (double)c)) : nll;
+			} else {
+				acc_nll += (double)nll;
+				acc_w += (double)wt;
+				acc_s += (double)smooth;
+			}
 		}
+		t = t_next;
 	}
-}
-
-// Sum of (a, b, d) over the block (blockDim.x == 256); valid in thread 0.
-static __device__ void block_sum3(double& a, double& b, double& d)
-{
-	__shared__ double sh[3][8];
-	for (int o = 16; o > 0; o >>= 1) {
-		a += __shfl_down_sync(0xffffffffu, a, o);
-		b += __shfl_down_sync(0xffffffffu, b, o);
-		d += __shfl_down_sync(0xffffffffu, d, o);
-	}
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	// ---- the block's partial sums (fixed order: deterministic) ----
 	if (lane == 0) {
-		sh[0][warp] = a;
-		sh[1][warp] = b;
-		sh[2][warp] = d;
+		wpart[0][warp] = acc_nll;
+		wpart[1][warp] = acc_w;
+		wpart[2][warp] = acc_s;
 	}
 	__syncthreads();
-	a = threadIdx.x < 8 ? sh[0][threadIdx.x] : 0.0;
-	b = threadIdx.x < 8 ? sh[1][threadIdx.x] : 0.0;
-	d = threadIdx.x < 8 ? sh[2][threadIdx.x] : 0.0;
-	if (warp == 0)
-		for (int o = 16; o > 0; o >>= 1) {
-			a += __shfl_down_sync(0xffffffffu, a, o);
-			b += __shfl_down_sync(0xffffffffu, b, o);
-			d += __shfl_down_sync(0xffffffffu, d, o);
+	if (threadIdx.x < 3) {
+		double a = 0.0;
+		for (int w = 0; w < 4; w++)
+			a += wpart[threadIdx.x][w];
+		part[3 * (long long)blockIdx.x + threadIdx.x] = a;
+	}
+}
+
+// 'mean' / 'sum': loss[0] from the per-block partials (one block, fixed order). 'none': nothing.
+extern "C" __global__ void __launch_bounds__(256)
+ce_reduce(const double *__restrict__ part, float *__restrict__ loss, long long nparts, long long c, int reduction,
+	  float label_smoothing)
+{
+	__shared__ double sh[3][256];
+	if (reduction == 0)
+		return;
+	double a = 0.0, b = 0.0, d = 0.0;
+	for (long long i = threadIdx.x; i < nparts; i += 256) {
+		a += part[3 * i];
+		b += part[3 * i + 1];
+		d += part[3 * i + 2];
+	}
+	sh[0][threadIdx.x] = a;
+	sh[1][threadIdx.x] = b;
+	sh[2][threadIdx.x] = d;
+	__syncthreads();
+	for (int h = 128; h > 0; h >>= 1) {
+		if (threadIdx.x < h) {
+			sh[0][threadIdx.x] += sh[0][threadIdx.x + h];
+			sh[1][threadIdx.x] += sh[1][threadIdx.x + h];
+			sh[2][threadIdx.x] += sh[2][threadIdx.x + h];
 		}
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-ce_partial(const float* __restrict__ nll, const float* __restrict__ nllw, const float* __restrict__ smooth,
-           double* __restrict__ part, long long n)
-{
-	const long long chunks = gridDim.x, chunk = (n + chunks - 1) / chunks;
-	const long long k0 = (long long)blockIdx.x * chunk, k1 = min(n, k0 + chunk);
-	double a = 0.0, b = 0.0, d = 0.0;
-	for (long long k = k0 + threadIdx.x; k < k1; k += 256) {
-		a += (double)nll[k];
-		b += (double)nllw[k];
-		d += (double)smooth[k];
+		__syncthreads();
 	}
-	block_sum3(a, b, d);
 	if (threadIdx.x == 0) {
-		part[3 * blockIdx.x] = a;
-		part[3 * blockIdx.x + 1] = b;
-		part[3 * blockIdx.x + 2] = d;
-	}
-}
-
-// reduction: 0 = 'none' (y [n]), 1 = 'mean', 2 = 'sum' (y [1]).
-extern "C" __global__ void __launch_bounds__(256)
-ce_final(const float* __restrict__ nll, const float* __restrict__ smooth, const double* __restrict__ part,
-         float* __restrict__ y, long long n, long long c, long long chunks, int reduction, float label_smoothing)
-{
-	const double s = (double)label_smoothing;
-	if (reduction == 0) {
-		for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += (long long)gridDim.x * blockDim.x)
-			y[r] = s > 0.0 ? (float)((1.0 - s) * nll[r] + smooth[r] * (s / (double)c)) : nll[r];
-		return;
-	}
-	if (blockIdx.x != 0)
-		return;
-	double a = 0.0, b = 0.0, d = 0.0;
-	for (long long p = threadIdx.x; p < chunks; p += 256) {
-		a += part[3 * p];
-		b += part[3 * p + 1];
-		d += part[3 * p + 2];
-	}
-	block_sum3(a, b, d);
-	if (threadIdx.x == 0) {
+		a = sh[0][0];
+		b = sh[1][0];
+		d = sh[2][0];
 		if (reduction == 1) { // weighted mean; all samples ignored: 0 / 0 = NaN
 			a /= b;
 			d /= b;
 		}
-		y[0] = s > 0.0 ? (float)((1.0 - s) * a + d * (s / (double)c)) : (float)a;
-	}
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-softmax_rows(const float* __restrict__ x, float* __restrict__ out, long long n, long long c)
-{
-	const int lane = threadIdx.x & 31;
-	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
-		const float* xr = x + r * c;
-		float m = NEG_INF;
-		for (long long j = lane; j < c; j += 32)
-			m = fmaxf(m, xr[j]);
-		for (int o = 16; o > 0; o >>= 1)
-			m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-		double s = 0.0;
-		for (long long j = lane; j < c; j += 32)
-			s += (double)expf(xr[j] - m);
-		for (int o = 16; o > 0; o >>= 1)
-			s += __shfl_xor_sync(0xffffffffu, s, o);
-		const float sf = (float)s;
-		for (long long j = lane; j < c; j += 32)
-			out[r * c + j] = expf(xr[j] - m) / sf;
-	}
-}
-
-// Layer-norm statistics of each row: two passes in f64 (mean, then the biased variance).
-extern "C" __global__ void __launch_bounds__(256)
-ln_stats(const float* __restrict__ x, float* __restrict__ mean, float* __restrict__ rstd, long long n, long long c,
-         float eps)
-{
-	const int lane = threadIdx.x & 31;
-	const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-	for (long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < n; r += warps) {
-		const float* xr = x + r * c;
-		double s = 0.0;
-		for (long long j = lane; j < c; j += 32)
-			s += (double)xr[j];
-		for (int o = 16; o > 0; o >>= 1)
-			s += __shfl_xor_sync(0xffffffffu, s, o);
-		const double mu = s / (double)c;
-		double q = 0.0;
-		for (long long j = lane; j < c; j += 32) {
-			double d = (double)xr[j] - mu;
-			q += d * d;
-		}
-		for (int o = 16; o > 0; o >>= 1)
-			q += __shfl_xor_sync(0xffffffffu, q, o);
-		if (lane == 0) {
-			mean[r] = (float)mu;
-			rstd[r] = (float)(1.0 / sqrt(q / (double)c + (double)eps));
-		}
-	}
-}
-
-// output = (p - mean) * rstd: blockIdx.y walks rows, x threads walk a row.
-extern "C" __global__ void __launch_bounds__(256)
-ln_apply(const float* __restrict__ x, const float* __restrict__ mean, const float* __restrict__ rstd,
-         float* __restrict__ out, long long n, long long c)
-{
-	for (long long r = blockIdx.y; r < n; r += gridDim.y) {
-		const float mu = mean[r], rs = rstd[r];
-		for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < c; j += (long long)gridDim.x * blockDim.x)
-			out[r * c + j] = __fmul_rn(__fsub_rn(x[r * c + j], mu), rs);
+		const double s = (double)label_smoothing;
+		loss[0] = s > 0.0 ? (float)((1.0 - s) * a + d * (s / (double)c)) : (float)a;
 	}
 }

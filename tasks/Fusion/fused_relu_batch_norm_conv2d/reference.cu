@@ -1,454 +1,349 @@
-// Fusion/fused_relu_batch_norm_conv2d: the reference since 2026-12-03. It is faster at the perf sizes
-// than the former one, examples/pass_former_reference.cu, whose header states the task's
+// Fusion/fused_relu_batch_norm_conv2d: the reference since 2026-12-04. It is faster at the perf sizes
+// than the former one, examples/pass_former_reference_2.cu, whose header states the task's
 // semantics in full.
 //
-// The reference's convolution algorithm, but pipelined and register-blocked (the kernel of
-// Convolution/conv2d/reference.cu), with batch norm + relu fused into its epilogue in eval mode. It
-// gives the same bits as the reference in both modes.
+// Run on an H200 (2026-12-04, bench/h200_steps.sh X, swapped in on a copy of the catalogue):
+// tools/crosscheck.py against PyTorch 39/39 outputs pass (max err 1.5e-05); tests/gpu/check_task.sh
+// at every case and perf row: this kernel passes, the former reference and every example give
+// their announced verdicts. Over the perf rows, one call each (--warmup 0 --rep 0): 293.3 ms
+// against 369.1 ms for the former reference (pass_former_reference_2.cu). What the header says below about
+// not having run on a GPU predates that run.
 //
-// The reference and why it is slow: conv2d_igemm is the former Convolution/conv2d reference. Each
-// 256-thread block computes a 64 x 64 tile, 4 x 4 per thread, with 8 scalar shared loads per
-// 16 FMAs. k is staged 16 at a time through one buffer with two barriers per slice and no prefetch,
-// and the im2col index math is redone per element. It runs at ~10 TFLOP/s. Then bn_stats, bn_apply
-// and relu make three more passes over the output. kbx's sweep (H200): 1077.6 ms over all perf rows
-// against golden 32.2 ms. The largest row (1 x 1024 x 512 x 512 -> 2048 channels, 3 x 3, K = 9216)
-// is 9.9 TFLOP, ~94% of the sum.
+// Correct and meant to be faster than reference.cu: the direct, shared-memory-tiled 3 x 3 convolution
+// of Fusion/fused_instance_norm_selu_conv2d/reference.cu, with this task's batch norm and relu.
+// It aims to give the same bits as reference.cu on every case and perf row (see "Numerics").
 //
-// This file: the conv kernels are Convolution/conv2d/reference.cu's (2026-12-01) templates
-// unchanged, except for the epilogue. That code uses 128 x 128 tiles (8 x 8 per thread, 2 blocks
-// per SM) when there are at least `sms` of them, else 64 x 64. Operands are float4 shared loads.
-// 3 x 3 kernels take k slices of whole channels, copied with cp.async into double-buffered shared
-// memory behind the current slice, with a 9-bit padding mask per pixel; other kernel sizes take a
-// generic register-prefetched path. In eval (every perf row) the epilogue writes
-// y = relu(((conv - running_mean) * invstd) * bn_weight + bn_bias) directly, with
-// invstd = f32(1 / sqrt(f64(running_var) + eps)) computed once per channel per thread. The conv2d
-// and batch_norm buffers and the three extra passes are gone, and the running statistics are left
-// alone. In training the epilogue writes the raw conv into y. The reference's bn_stats then runs
-// unchanged on y (f64 two-pass, running statistics updated), and bn_apply_relu normalises and
-// applies relu in place. Their launch lines multiply the grid by `training`, so in eval they are
-// empty and skipped.
+// Fast path (kh = kw = 3, stride 1, dilation 1, groups 1, any padding, any sizes; every perf row,
+// and the cases test_case_1_training, random_standard, random_outlier, training_cnt2,
+// training_many_values, eval_perf_like, eval_empty and special_eval):
+// - pack_weight copies the weights once into conv_weight_packed[ci][ky][kx][co], co padded with
+//   zeros to a multiple of 64, so that one stage's weights are contiguous 16-byte pieces.
+// - conv3x3_bn_relu_tiled: a 256-thread block computes a tile of 64 output channels x 8 output rows
+//   x 32 output columns of one image, looping over tiles (channel tile fastest, so the channel
+//   tiles of one pixel tile share its input in L2). Input channels are staged 8 at a time (a
+//   "chunk") into shared memory with cp.async, double buffered: the 8 x 10 x 34 input window (halo
+//   included, zero-filled outside the image) and the 8 x 9 x 64 weights. Warp wid owns output
+//   channels wid * 8 .. + 7 (its weight reads are broadcasts); lane (r = lane / 4, c = lane % 4)
+//   owns output row r and columns c * 8 .. + 7. For each (ci, ky) a thread reads 10 inputs (five
+//   8-byte loads, conflict-free with the row stride of 34) once and uses them for the 3 kx taps:
+//   192 FMAs per 11 shared loads. 58624 bytes of shared memory per block, at most 128 registers
+//   (__launch_bounds__(256, 2)): two blocks per SM.
+// - Epilogue: v = acc, v = v + bias[co] (f32) when has_bias; eval: y = relu(((v - running_mean) *
+//   invstd) * bn_weight + bn_bias) with invstd = f32(1 / sqrt(f64(running_var) + f64(eps))), the
+//   reference's expressions and roundings (__fsub_rn, __fmul_rn, __fmul_rn, __fadd_rn; relu keeps
+//   NaN and maps -0 and negatives to +0); training: y = v, normalised afterwards (below).
+// General path (every other shape: stride 2, dilation, groups, other kernel sizes):
+// conv_bn_relu_general, one thread per output and grid-stride step, the reference's sum itself (a
+// sequential f32 fmaf chain over k = (ci, ky, kx) from 0.0f, padding taps as fmaf(w, 0, acc)) and
+// the same epilogue. Each of the two conv kernels (and pack_weight) returns at once on the shapes of
+// the other path, so every launch line always runs.
+// Training (launch grids multiplied by `training`, so empty in eval): bn_stats and bn_apply_relu are
+// reference.cu's, unchanged: per channel an f64 two-pass mean and biased variance over the nb * oh
+// * ow raw conv values left in y (same thread order and reduction tree), the running statistics
+// updated as reference.cu does, then y = relu(((y - mean) * invstd) * bn_weight + bn_bias) in place.
 //
-// Why it stays within tolerance: it matches the reference bit for bit. The conv2d model is stated
-// (and was checked by its authors in a CPU emulation) to be bit-identical to the former conv2d
-// reference. That former reference is the same algorithm as this task's conv2d_igemm: every output
-// is a sequential fmaf chain over k = 0 .. K - 1 from 0.0f with padding taps 0, then v += bias. The
-// epilogue uses the reference's roundings (__fsub_rn, __fmul_rn, __fmul_rn, __fadd_rn, and relu
-// with NaN kept) and the reference's invstd expression. Training uses the reference's statistics
-// kernel on the same conv values. No TF32 and no change of summation order.
+// Numerics against the reference. reference.cu computes each conv output as ONE sequential f32 fmaf
+// chain over k = ci * 9 + ky * 3 + kx from 0.0f (padding taps fmaf'd with a 0; the k slots past K
+// of its last slice are fmaf(0, 0, acc), which leave acc unchanged: acc starts at +0 and an exact
+// zero sum rounds to +0, so acc is never -0), then v += bias. Both paths here perform the same fmaf
+// chain in the same order, with the same operands (the fast path's padding taps are zeros in shared
+// memory; channels past cin in the last chunk are skipped, where the reference adds exact zeros), then
+// the same bias add and epilogue, and training uses the reference's own statistics kernels on the same
+// conv values. So the error against the reference is 0 (same bits, NaN where it has NaN), and the
+// error against the exact sum is the reference's own.
+// This is deliberately NOT the instance-norm reference's two-level sum (72-term fmaf chains per
+// 8-channel chunk, chunk sums added in order): that order is closer to the exact sum, but it differs
+// from this reference by the reference's own chain error, which grows with K on uniform(0, 1) data.
+// An emulation (numpy, exact fmaf) of both orders on sampled outputs of the perf rows, in units of the
+// tolerance 1e-5 + 1e-5 |ref|: two-level vs reference max 0.17 / 0.21 / 0.37 / 0.44 / 0.64 (rms
+// 0.036 / 0.051 / 0.072 / 0.10 / 0.145) for perf rows 1 - 5 (K = 576 .. 9216; 20000, 20000, 20000,
+// 40000 and 60000 outputs); the reference chain vs the exact sum is the same size (max 0.63, rms
+// 0.144 at row 5). Over row 5's 5.4e8 outputs (~6.1 sigma) the two-level order would reach ~0.9 of
+// the tolerance: too close. The plain chain gives 0.
 //
-// Run on an H200 on 2026-12-03 (bench/h200_steps.sh X, before the swap): tools/crosscheck.py
-// against PyTorch on every case passes, and tests/gpu/check_task.sh with every perf row (the former
-// reference, now examples/pass_former_reference.cu, passes against it at every case and perf row;
-// each wrong example keeps its verdict).
+// Expected speed (an ESTIMATE, not measured): the same inner loop as the instance-norm reference,
+// which measured 34 TFLOP/s at its largest row (one block per SM, two-level sums) and 281 ms with a
+// plain chain at two blocks per SM; at this task's largest row (9.9 TFLOP) that is ~280 - 290 ms, and
+// ~300 - 320 ms over the five perf rows (the other four rows hold 0.66 TFLOP) against ~334 ms for
+// reference.cu (~1.1x) and ~32 ms golden (cuDNN, TF32 tensor cores). The f32 FMA peak (~67 TFLOP/s)
+// bounds any kernel that keeps the reference's fmaf chain at ~160 ms over the perf rows.
 //
-// How it was checked before that: it compiles with NVRTC through kbx (compile ok,
-// not_run). The kernel body was compared by reading it against the model and against this task's
-// reference (the same fmaf chain, the same epilogue roundings). The launch lines were checked by
-// hand: eval gives empty grids for bn_stats / bn_apply_relu, and nb = 0 gives an empty conv grid.
-// ptxas: the 128-tile kernel spills slightly more than the model (232 / 800 bytes against 140 /
-// 520), because the epilogue holds 4 per-channel values for each of its 8 rows.
+// Checked: NOT YET RUN ON A GPU (2026-12-03). What was checked, without a GPU:
+// - kbx compiles it with NVRTC for sm_90 (`kbx run`: compile ok, not_run), and tests/corpus/test_corpus
+//   on a copy of this task alone compiles it and checks its launch lines against the kernels'
+//   parameters (test_catalogue and test_golden_rows_line_up fail there for any partial catalogue).
+// - nvcc 13.0 -arch=sm_90 -O3 -Xptxas -v: conv3x3_bn_relu_tiled 121 registers, conv_bn_relu_general
+//   72, pack_weight / bn_stats / bn_apply_relu <= 32; no spills, no stack.
+// - A numpy emulation of this file's kernels (exact f32 fmaf; the tiled kernel's staging, chunk,
+//   (ci, ky, kx) loops, thread mapping and bounds as written; the general kernel; the epilogue; the
+//   f64 two-pass statistics with their thread order and reduction tree) against a model of
+//   reference.cu (its k slots including the zero tail of the last slice, bias, epilogue, bn_stats
+//   and bn_apply_relu), on all 13 cases of task.ini with inputs drawn by kbx's own generator
+//   (core/inputs.c gen_fill, seed 0, key task / case / arg): y, running_mean and running_var equal
+//   bit for bit in every case (NaN at the same places: 90 outputs of special_eval, the 8 of output
+//   channels 0 - 1 of special_training), every output written exactly once. The same emulation of
+//   two whole tiles per perf row (a corner tile with the last channel tile, and the last pixel tile;
+//   16384 outputs per row) equals the reference model bit for bit at perf rows 1 - 5. For context,
+//   the reference model against an f64 PyTorch-like model: <= 0.25 of the tolerance on the cases.
+// - Launch lines, by hand: on fast shapes the general kernel's blocks return at once and vice versa
+//   (pack_weight too); nb = 0 leaves the conv kernels idle; bn_stats / bn_apply_relu get an empty
+//   grid in eval (as in reference.cu).
+// Not checked: anything on a GPU (timing, the cp.async pipeline's synchronisation, whether the
+// driver gives two 58624-byte blocks per SM by default).
 //
-// Expected speed: the conv2d model estimates ~40 TFLOP/s for 128-tiles, so the largest row takes
-// ~250 ms (reference ~1010 ms). Estimate for the perf sum: ~270 ms against 1078 ms (~4x). Golden
-// (32 ms) is cuDNN with TF32 tensor cores; this task's f32 contract (uniform data, 1e-5) would
-// allow 3xTF32 tensor-core emulation as a further step.
-//
+// @kbx scratch conv_weight_packed f32 [cin * kh * kw * cdiv(cout, 64) * 64]
 // @kbx scratch bnf_mean f32 [cout]
 // @kbx scratch bnf_invstd f32 [cout]
-// @kbx launch conv_bn_relu_t128<<<dim3(cdiv(nb * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 128) * min(1, cdiv(nb * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 128) * cdiv(cout / groups, 128) * groups / sms), cdiv(cout / groups, 128), groups), 256>>>(input, weight, bias, running_mean, running_var, bn_weight, bn_bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias, training, eps)
-// @kbx launch conv_bn_relu_t64<<<dim3(cdiv(nb * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 64) * (1 - min(1, cdiv(nb * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 128) * cdiv(cout / groups, 128) * groups / sms)), cdiv(cout / groups, 64), groups), 256>>>(input, weight, bias, running_mean, running_var, bn_weight, bn_bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias, training, eps)
+// @kbx launch pack_weight<<<max(1, min(cdiv(cin * kh * kw * cdiv(cout, 64) * 64, 256), 1024)), 256>>>(weight, conv_weight_packed, cin, cout, kh, kw, stride, dilation, groups)
+// @kbx launch conv3x3_bn_relu_tiled<<<max(1, min(nb * cdiv(cout, 64) * cdiv((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1, 8) * cdiv((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1, 32), 1048576)), 256, 58624>>>(input, conv_weight_packed, bias, running_mean, running_var, bn_weight, bn_bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias, training, eps)
+// @kbx launch conv_bn_relu_general<<<max(1, min(cdiv(nb * cout * ((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 256), 8 * sms)), 256>>>(input, weight, bias, running_mean, running_var, bn_weight, bn_bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias, training, eps)
 // @kbx launch bn_stats<<<max(1, cout) * training, 256>>>(y, running_mean, running_var, bnf_mean, bnf_invstd, nb, cout, i64(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1)), training, momentum, eps)
 // @kbx launch bn_apply_relu<<<dim3(max(1, min(cdiv(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1), 1024), 256)) * training, max(1, min(nb * cout, 65535))), 256>>>(y, bnf_mean, bnf_invstd, bn_weight, bn_bias, nb, cout, i64(((h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1) * ((w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1)))
 
-// ---- the convolution: Convolution/conv2d/reference.cu (2026-12-01), epilogue extended ----
-
 #include <cuda_pipeline_primitives.h>
 
-#define CV_BK 8
+#define TR 8                      // output rows per tile
+#define TC 32                     // output columns per tile
+#define TCO 64                    // output channels per tile
+#define CIC 8                     // input channels per chunk (one shared-memory stage)
+#define XR (TR + 2)               // input rows per channel (halo included)
+#define XW (TC + 2)               // input columns per channel (halo included)
+#define XS 34                     // input row stride in shared memory (8-byte loads: no bank conflicts)
+#define XPL (XR * XS)             // floats per staged input channel
+#define WST (CIC * 9 * TCO)       // weight floats per stage (first, 16-byte aligned)
+#define STAGE (WST + CIC * XPL)   // floats per stage: 7328; two stages = 58624 bytes
 
-// What the epilogue needs for the eval batch norm.
-struct BnArgs {
-	const float *running_mean, *running_var, *weight, *bias;
-	float eps;
-	int eval;
-}; // k slice of the generic (non 3 x 3) path
-
-// q = a / b, r = a - q * b for non-negative a, positive b; 32-bit division when both fit.
-static __device__ __forceinline__ void cv_divmod(long long a, long long b, long long &q, long long &r)
+// The shapes the tiled kernel handles; every other one goes to conv_bn_relu_general.
+static __device__ __forceinline__ bool fast_path(long long kh, long long kw, long long stride, long long dilation,
+						 long long groups)
 {
-	if (((unsigned long long)a | (unsigned long long)b) < 0x80000000ull) {
-		unsigned int qq = (unsigned int)a / (unsigned int)b;
-		q = qq;
-		r = (long long)((unsigned int)a - qq * (unsigned int)b);
-	} else {
-		q = a / b;
-		r = a - q * b;
-	}
+	return kh == 3 && kw == 3 && stride == 1 && dilation == 1 && groups == 1;
 }
 
-// Shared memory of one block, in floats: the larger of the 3 x 3 path's and the generic path's.
-template <int BM>
-struct cv_smem {
-	static constexpr int CIB = 256 / BM;    // 3 x 3 path: input channels per k slice (2 or 4)
-	static constexpr int BK3 = 9 * CIB;     // 3 x 3 path: k slice (18 or 36)
-	static constexpr int PA3 = BM + BM / 8; // its weight row stride: 9 * PA3 = 512 / CIB (mod 32)
-	static constexpr int F3 = 2 * BK3 * PA3 + 2 * BK3 * BM;
-	static constexpr int FG = 2 * CV_BK * (BM + 4) + 2 * CV_BK * BM;
-	static constexpr int FLOATS = F3 > FG ? F3 : FG;
+// The per-channel constants of the eval batch norm, as reference.cu's epilogue computes them.
+struct BnChan {
+	float mean, invstd, wt, bs;
 };
 
-// The k steps of one slice from shared memory: 16 x 16 threads, thread (ty, tx) owns channel rows
-// ty * 4 + (i % 4) + 64 * (i / 4) and pixel columns tx * 4 + (j % 4) + 64 * (j / 4); As is k-major
-// (row stride PA), Bs k-major (row stride BN). acc[i][j] = fmaf(a, b, acc[i][j]) in k order.
-template <int TM, int TN, int KS, int PA>
-static __device__ __forceinline__ void cv_mma(const float *As, const float *Bs, int tx, int ty, float (&acc)[TM][TN])
+static __device__ __forceinline__ BnChan bn_chan(const float *__restrict__ running_mean,
+						 const float *__restrict__ running_var, const float *__restrict__ bn_weight,
+						 const float *__restrict__ bn_bias, float eps, long long c)
 {
-	constexpr int BN = 16 * TN;
-#pragma unroll
-	for (int kk = 0; kk < KS; kk++) {
-		float a[TM], b[TN];
-#pragma unroll
-		for (int q = 0; q < TM / 4; q++) {
-			float4 v = *reinterpret_cast<const float4 *>(As + kk * PA + q * 64 + ty * 4);
-			a[4 * q] = v.x;
-			a[4 * q + 1] = v.y;
-			a[4 * q + 2] = v.z;
-			a[4 * q + 3] = v.w;
-		}
-#pragma unroll
-		for (int q = 0; q < TN / 4; q++) {
-			float4 v = *reinterpret_cast<const float4 *>(Bs + kk * BN + q * 64 + tx * 4);
-			b[4 * q] = v.x;
-			b[4 * q + 1] = v.y;
-			b[4 * q + 2] = v.z;
-			b[4 * q + 3] = v.w;
-		}
-#pragma unroll
-		for (int i = 0; i < TM; i++)
-#pragma unroll
-			for (int j = 0; j < TN; j++)
-				acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+	BnChan b;
+	b.mean = running_mean[c];
+	b.invstd = (float)(1.0 / sqrt((double)running_var[c] + (double)eps));
+	b.wt = bn_weight[c];
+	b.bs = bn_bias[c];
+	return b;
+}
+
+// relu(((v - mean) * invstd) * bn_weight + bn_bias), NaN kept: reference.cu's roundings.
+static __device__ __forceinline__ float bn_relu(float v, const BnChan &b)
+{
+	v = __fadd_rn(__fmul_rn(__fmul_rn(__fsub_rn(v, b.mean), b.invstd), b.wt), b.bs);
+	return v > 0.0f || v != v ? v : 0.0f;
+}
+
+// Asynchronous global -> shared copies (cp.async); ok = false fills the destination with zeros.
+static __device__ __forceinline__ void copy4(float *dst, const float *src, bool ok)
+{
+	__pipeline_memcpy_async(dst, src, 4, ok ? 0 : 4);
+}
+
+// conv_weight_packed[(ci * 9 + ky * 3 + kx) * cpad + co] = weight[co, ci, ky, kx], 0 for co >= cout.
+extern "C" __global__ void __launch_bounds__(256)
+pack_weight(const float *__restrict__ weight, float *__restrict__ wpk, long long cin, long long cout, long long kh,
+	    long long kw, long long stride, long long dilation, long long groups)
+{
+	if (!fast_path(kh, kw, stride, dilation, groups))
+		return;
+	const long long cpad = (cout + TCO - 1) / TCO * TCO, total = cin * 9 * cpad;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+	     e += (long long)gridDim.x * blockDim.x) {
+		const long long co = e % cpad, k = e / cpad; // k = ci * 9 + ky * 3 + kx
+		wpk[e] = co < cout ? weight[co * cin * 9 + k] : 0.0f;
 	}
 }
 
-// conv = acc (+ bias[c]), exactly the reference's conv2d stage. bn == 0 (training): y = conv (the
-// statistics kernels follow). bn == 1 (eval): y = relu(((conv - mean) * invstd) * bn_weight + bn_bias) with
-// the reference's roundings, mean = running_mean[c], invstd = f32(1 / sqrt(f64(running_var[c]) + eps)).
-template <int TM, int TN>
-static __device__ __forceinline__ void cv_store(const float (&acc)[TM][TN], const float *__restrict__ bias,
-						float *__restrict__ y, long long p0, long long co0, long long g,
-						long long N, long long P, long long cout, long long cout_g, int has_bias,
-						int tx, int ty, const BnArgs &bn)
+// The fast path: one 64 x 8 x 32 tile of y per block and loop step.
+extern "C" __global__ void __launch_bounds__(256, 2)
+conv3x3_bn_relu_tiled(const float *__restrict__ input, const float *__restrict__ wpk, const float *__restrict__ bias,
+		      const float *__restrict__ running_mean, const float *__restrict__ running_var,
+		      const float *__restrict__ bn_weight, const float *__restrict__ bn_bias, float *__restrict__ y,
+		      long long nb, long long cin, long long h, long long w, long long cout, long long kh,
+		      long long kw, long long stride, long long padding, long long dilation, long long groups,
+		      int has_bias, int training, float eps)
 {
-	float mean[TM], invstd[TM], wt[TM], bs[TM];
-#pragma unroll
-	for (int i = 0; i < TM; i++) {
-		const long long co = co0 + (i / 4) * 64 + ty * 4 + (i % 4);
-		mean[i] = invstd[i] = wt[i] = bs[i] = 0.0f;
-		if (bn.eval && co < cout_g) {
-			const long long c = g * cout_g + co;
-			mean[i] = bn.running_mean[c];
-			invstd[i] = (float)(1.0 / sqrt((double)bn.running_var[c] + (double)bn.eps));
-			wt[i] = bn.weight[c];
-			bs[i] = bn.bias[c];
-		}
-	}
-#pragma unroll
-	for (int j = 0; j < TN; j++) {
-		const long long p = p0 + (j / 4) * 64 + tx * 4 + (j % 4);
-		if (p >= N)
-			continue;
-		long long n, rem;
-		cv_divmod(p, P, n, rem);
-		float *yp = y + n * cout * P + rem;
-#pragma unroll
-		for (int i = 0; i < TM; i++) {
-			const long long co = co0 + (i / 4) * 64 + ty * 4 + (i % 4);
-			if (co >= cout_g)
-				continue;
-			const long long c = g * cout_g + co;
-			float v = acc[i][j];
-			if (has_bias)
-				v += bias[c];
-			if (bn.eval) {
-				v = __fadd_rn(__fmul_rn(__fmul_rn(__fsub_rn(v, mean[i]), invstd[i]), wt[i]), bs[i]);
-				v = v > 0.0f || v != v ? v : 0.0f;
+	extern __shared__ __align__(16) float smem[];
+	if (!fast_path(kh, kw, stride, dilation, groups))
+		return;
+	const long long oh = h + 2 * padding - 2, ow = w + 2 * padding - 2;
+	if (oh <= 0 || ow <= 0 || nb <= 0 || cout <= 0)
+		return;
+	const long long tiles_x = (ow + TC - 1) / TC, tiles_y = (oh + TR - 1) / TR, ctiles = (cout + TCO - 1) / TCO;
+	const long long ntiles = nb * ctiles * tiles_y * tiles_x, cpad = ctiles * TCO, hw = h * w;
+	const int nchunks = (int)((cin + CIC - 1) / CIC);
+	const int tid = threadIdx.x, wid = tid >> 5, lane = tid & 31;
+	const int r = lane >> 2, cg = lane & 3; // this thread's output row and group of 8 columns
+
+	for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+		long long t = tile;
+		const long long ct = t % ctiles;
+		t /= ctiles;
+		const long long txi = t % tiles_x;
+		t /= tiles_x;
+		const long long tyi = t % tiles_y, n = t / tiles_y;
+		const long long oy0 = tyi * TR, ox0 = txi * TC;
+		const float *in_n = input + n * cin * hw;
+
+		// Stage chunk k into buffer buf: the weights as 16-byte pieces, the input window row by
+		// row (warp wid takes rows wid, wid + 8, ..., lane the columns lane and 32 + lane).
+		auto issue = [&](int k, int buf) {
+			float *Ws = smem + buf * STAGE, *Xs = Ws + WST;
+			const long long c0 = (long long)k * CIC;
+			const int nci = (int)min((long long)CIC, cin - c0);
+			for (int i = tid; i < CIC * 9 * (TCO / 4); i += 256) {
+				const int kk = i >> 4, q = i & 15; // kk = ci * 9 + tap
+				if (kk < nci * 9)
+					__pipeline_memcpy_async(Ws + kk * TCO + q * 4, wpk + (c0 * 9 + kk) * cpad + ct * TCO + q * 4, 16);
 			}
-			yp[c * P] = v;
-		}
-	}
-}
+			for (int row = wid; row < nci * XR; row += 8) {
+				const int ci = row / XR, yy = row - ci * XR;
+				const long long iy = oy0 - padding + yy;
+				const bool yok = iy >= 0 && iy < h;
+				const float *src = in_n + (c0 + ci) * hw + (yok ? iy * w : 0);
+				float *dst = Xs + ci * XPL + yy * XS;
+				for (int xx = lane; xx < XW; xx += 32) {
+					const long long ix = ox0 - padding + xx;
+					const bool ok = yok && ix >= 0 && ix < w;
+					copy4(dst + xx, ok ? src + ix : in_n, ok);
+				}
+			}
+			__pipeline_commit();
+		};
 
-// One (16 TM) x (16 TN) tile of Y_g = W_g @ im2col(X_g), any kernel size (the non-3x3 cases).
-// k slices of CV_BK; each thread loads AV consecutive weights of one row and BR consecutive k of one
-// pixel per slice, (ci, ky, kx) carried from k to k.
-template <int TM, int TN>
-static __device__ __forceinline__ void conv_any(const float *__restrict__ input, const float *__restrict__ weight,
-						const float *__restrict__ bias, float *__restrict__ y, long long nb,
-						long long cin, long long h, long long w, long long cout, long long kh,
-						long long kw, long long stride, long long padding, long long dilation,
-						long long groups, int has_bias, float *smem, const BnArgs &bn)
-{
-	constexpr int BM = 16 * TM, BN = 16 * TN;
-	constexpr int AV = BM * CV_BK / 256; // consecutive weights (along k) one thread loads per slice
-	constexpr int APR = CV_BK / AV;      // threads per weight row
-	constexpr int BR = BN * CV_BK / 256; // im2col elements (consecutive k, one pixel) per thread per slice
-	constexpr int PA = BM + 4;
-	float *As = smem;                      // [2][CV_BK][PA]
-	float *Bs = smem + 2 * CV_BK * PA;     // [2][CV_BK][BN]
-
-	const long long oh = (h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1;
-	const long long ow = (w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1;
-	const long long cin_g = cin / groups, cout_g = cout / groups;
-	const long long P = oh * ow, N = nb * P, hw = h * w;
-	const long long K = cin_g * kh * kw;
-	const long long p0 = (long long)blockIdx.x * BN, co0 = (long long)blockIdx.y * BM, g = blockIdx.z;
-	const int tid = threadIdx.x;
-	const int tx = tid % 16, ty = tid / 16;
-	const int ih = (int)h, iw = (int)w, ikh = (int)kh, ikw = (int)kw, idil = (int)dilation;
-
-	const int a_row = tid / APR, a_k = (tid % APR) * AV;
-	const bool a_ok = co0 + a_row < cout_g;
-	const float *a_src = weight + (g * cout_g + (a_ok ? co0 + a_row : 0)) * K + a_k;
-
-	const int b_px = tid % BN, b_kk = (tid / BN) * BR;
-	const float *b_src = input;
-	int piy = -0x40000000, pix = 0; // a pixel past N fails every row bound check: loads 0
-	{
-		const long long p = p0 + b_px;
-		if (p < N) {
-			long long n, rem, oy, ox;
-			cv_divmod(p, P, n, rem);
-			cv_divmod(rem, ow, oy, ox);
-			piy = (int)(oy * stride - padding);
-			pix = (int)(ox * stride - padding);
-			b_src = input + (n * cin + g * cin_g) * hw;
-		}
-	}
-	const int khw = ikh * ikw;
-	int kc = b_kk / khw, ky = (b_kk % khw) / ikw, kx = (b_kk % khw) % ikw;
-	const int dkc = CV_BK / khw, dky = (CV_BK % khw) / ikw, dkx = (CV_BK % khw) % ikw;
-
-	float ra[AV], rb[BR];
-	auto load_slice = [&](long long k0) {
+		// One f32 fmaf chain per output over the whole k = (ci, ky, kx) range, from 0.0f: the
+		// reference's chain, operand for operand.
+		float acc[8][8];
 #pragma unroll
-		for (int i = 0; i < AV; i++)
-			ra[i] = (a_ok && k0 + a_k + i < K) ? a_src[k0 + i] : 0.0f;
-		int c = kc, yy = ky, xx = kx;
+		for (int i = 0; i < 8; i++)
 #pragma unroll
-		for (int r = 0; r < BR; r++) {
-			if (r) { // next k: kx + 1 with carries into ky and ci
-				if (++xx == ikw) {
-					xx = 0;
-					if (++yy == ikh) {
-						yy = 0;
-						c++;
+			for (int j = 0; j < 8; j++)
+				acc[i][j] = 0.0f;
+
+		issue(0, 0);
+		for (int k = 0; k < nchunks; k++) {
+			if (k + 1 < nchunks) {
+				issue(k + 1, (k + 1) & 1);
+				__pipeline_wait_prior(1); // chunk k has landed (this thread's copies)
+			} else {
+				__pipeline_wait_prior(0);
+			}
+			__syncthreads(); // ... and every thread's
+
+			const float *wq = smem + (k & 1) * STAGE + wid * 8;              // this warp's 8 channels
+			const float *xq = smem + (k & 1) * STAGE + WST + r * XS + cg * 8; // this thread's window
+			const float *const xend = xq + (int)min((long long)CIC, cin - (long long)k * CIC) * XPL;
+#pragma unroll 1
+			for (; xq < xend; xq += XPL, wq += 9 * TCO) { // one input channel
+#pragma unroll
+				for (int ky = 0; ky < 3; ky++) {
+					float xv[10]; // 10 inputs of row r + ky: 5 conflict-free 8-byte loads
+#pragma unroll
+					for (int j = 0; j < 5; j++) {
+						const float2 v = *reinterpret_cast<const float2 *>(xq + ky * XS + 2 * j);
+						xv[2 * j] = v.x;
+						xv[2 * j + 1] = v.y;
+					}
+#pragma unroll
+					for (int kx = 0; kx < 3; kx++) {
+						const float4 wa = *reinterpret_cast<const float4 *>(wq + (ky * 3 + kx) * TCO);
+						const float4 wb = *reinterpret_cast<const float4 *>(wq + (ky * 3 + kx) * TCO + 4);
+						const float wv[8] = {wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w};
+#pragma unroll
+						for (int i = 0; i < 8; i++)
+#pragma unroll
+							for (int j = 0; j < 8; j++)
+								acc[i][j] = fmaf(wv[i], xv[j + kx], acc[i][j]);
 					}
 				}
 			}
-			const int iy = piy + yy * idil, ix = pix + xx * idil;
-			rb[r] = (k0 + b_kk + r < K && (unsigned)iy < (unsigned)ih && (unsigned)ix < (unsigned)iw)
-					? b_src[(long long)c * hw + (long long)iy * w + ix]
-					: 0.0f;
+			__syncthreads(); // the buffer is free for the chunk after next
 		}
-	};
-	auto advance_k = [&]() {
-		kx += dkx;
-		if (kx >= ikw) {
-			kx -= ikw;
-			ky++;
-		}
-		ky += dky;
-		if (ky >= ikh) {
-			ky -= ikh;
-			kc++;
-		}
-		kc += dkc;
-	};
-	auto store_slice = [&](int buf) {
-#pragma unroll
-		for (int i = 0; i < AV; i++)
-			As[(buf * CV_BK + a_k + i) * PA + a_row] = ra[i];
-#pragma unroll
-		for (int r = 0; r < BR; r++)
-			Bs[(buf * CV_BK + b_kk + r) * BN + b_px] = rb[r];
-	};
 
-	float acc[TM][TN];
+		// epilogue: bias, then batch norm + relu (eval) or the raw conv (training); rows and
+		// columns past the output are dropped
+		const long long oy = oy0 + r;
+		if (oy < oh) {
 #pragma unroll
-	for (int i = 0; i < TM; i++)
+			for (int i = 0; i < 8; i++) {
+				const long long co = ct * TCO + wid * 8 + i;
+				if (co >= cout)
+					continue;
+				const float b = has_bias ? bias[co] : 0.0f;
+				BnChan bc = {0.0f, 0.0f, 0.0f, 0.0f};
+				if (!training)
+					bc = bn_chan(running_mean, running_var, bn_weight, bn_bias, eps, co);
+				float *yp = y + ((n * cout + co) * oh + oy) * ow + ox0 + cg * 8;
 #pragma unroll
-		for (int j = 0; j < TN; j++)
-			acc[i][j] = 0.0f;
-
-	const long long nslices = (K + CV_BK - 1) / CV_BK;
-	load_slice(0);
-	store_slice(0);
-	__syncthreads();
-	for (long long s = 0; s < nslices; s++) {
-		const int cur = (int)(s & 1);
-		const bool more = s + 1 < nslices;
-		if (more) {
-			advance_k();
-			load_slice((s + 1) * CV_BK);
+				for (int j = 0; j < 8; j++)
+					if (ox0 + cg * 8 + j < ow) {
+						float v = has_bias ? __fadd_rn(acc[i][j], b) : acc[i][j];
+						yp[j] = training ? v : bn_relu(v, bc);
+					}
+			}
 		}
-		cv_mma<TM, TN, CV_BK, PA>(As + cur * CV_BK * PA, Bs + cur * CV_BK * BN, tx, ty, acc);
-		if (more)
-			store_slice(cur ^ 1);
-		__syncthreads();
 	}
-	cv_store<TM, TN>(acc, bias, y, p0, co0, g, N, P, cout, cout_g, has_bias, tx, ty, bn);
 }
 
-// The same tile for a 3 x 3 kernel (every perf row; any stride, padding, dilation, groups): a k slice
-// is CIB whole input channels (k = ci * 9 + ky * 3 + kx, 9 CIB rows), so each thread loads the 9
-// weights of one (row, channel) and the 9 taps of one (pixel, channel) per slice, at offsets fixed
-// for the whole loop; which taps fall in the padding is a 9-bit mask computed once per pixel.
-template <int TM, int TN>
-static __device__ __forceinline__ void conv_3x3(const float *__restrict__ input, const float *__restrict__ weight,
-						const float *__restrict__ bias, float *__restrict__ y, long long nb,
-						long long cin, long long h, long long w, long long cout, long long stride,
-						long long padding, long long dilation, long long groups, int has_bias,
-						float *smem, const BnArgs &bn)
+// Every other shape: one output per thread and loop step, reference.cu's conv sum itself (a
+// sequential f32 fmaf chain over (ci, ky, kx) from 0.0f, padding taps fmaf'd with 0), then the bias
+// and the same epilogue as the fast path.
+extern "C" __global__ void __launch_bounds__(256)
+conv_bn_relu_general(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias,
+		     const float *__restrict__ running_mean, const float *__restrict__ running_var,
+		     const float *__restrict__ bn_weight, const float *__restrict__ bn_bias, float *__restrict__ y,
+		     long long nb, long long cin, long long h, long long w, long long cout, long long kh,
+		     long long kw, long long stride, long long padding, long long dilation, long long groups,
+		     int has_bias, int training, float eps)
 {
-	constexpr int BM = 16 * TM, BN = 16 * TN;
-	static_assert(BM == BN, "square tiles: one channel of 9 weights and of 9 taps per thread");
-	constexpr int CIB = cv_smem<BM>::CIB, BK = cv_smem<BM>::BK3, PA = cv_smem<BM>::PA3;
-	float *As = smem;                  // [2][BK][PA]
-	float *Bs = smem + 2 * BK * PA;    // [2][BK][BN]
-
-	const long long oh = (h + 2 * padding - dilation * 2 - 1) / stride + 1;
-	const long long ow = (w + 2 * padding - dilation * 2 - 1) / stride + 1;
-	const long long cin_g = cin / groups, cout_g = cout / groups;
-	const long long P = oh * ow, N = nb * P, hw = h * w;
-	const long long K = cin_g * 9;
-	const long long p0 = (long long)blockIdx.x * BN, co0 = (long long)blockIdx.y * BM, g = blockIdx.z;
-	const int tid = threadIdx.x;
-	const int tx = tid % 16, ty = tid / 16;
-
-	// weights: row a_row, channel a_c of each slice (9 consecutive floats)
-	const int a_row = tid / CIB, a_c = tid % CIB;
-	const bool a_ok = co0 + a_row < cout_g;
-	const float *a_src = weight + (g * cout_g + (a_ok ? co0 + a_row : 0)) * K + a_c * 9;
-	// im2col: pixel p0 + b_px, channel b_c of each slice (its 9 taps)
-	const int b_px = tid % BN, b_c = tid / BN;
-	const float *b_src = input;
-	unsigned mask = 0; // bit ky * 3 + kx: that tap is inside the image
-	{
-		const long long p = p0 + b_px;
-		if (p < N) {
-			long long n, rem, oy, ox;
-			cv_divmod(p, P, n, rem);
-			cv_divmod(rem, ow, oy, ox);
-			const long long iy0 = oy * stride - padding, ix0 = ox * stride - padding;
-#pragma unroll
-			for (int ky = 0; ky < 3; ky++)
-#pragma unroll
-				for (int kx = 0; kx < 3; kx++) {
-					const long long iy = iy0 + ky * dilation, ix = ix0 + kx * dilation;
-					if (iy >= 0 && iy < h && ix >= 0 && ix < w)
-						mask |= 1u << (ky * 3 + kx);
-				}
-			b_src = input + ((n * cin + g * cin_g + b_c) * h + iy0) * w + ix0; // + tap offsets: in range where mask says
-		}
-	}
-	const long long rstep = dilation * w; // tap offset ky * rstep + kx * dilation
-
-	// Slice (channels ci0 .. ci0 + CIB - 1) into buffer buf: asynchronous 4-byte copies (cp.async)
-	// for the elements that exist, plain zero stores for the rest (padding taps, pixels past N,
-	// rows past cout_g, channels past cin_g). One commit group per slice.
-	auto issue_slice = [&](long long ci0, int buf) {
-		float *as = As + (buf * BK + a_c * 9) * PA + a_row;
-		const bool aok = a_ok && ci0 + a_c < cin_g;
-		const float *ap = a_src + ci0 * 9;
-#pragma unroll
-		for (int t = 0; t < 9; t++) {
-			if (aok)
-				__pipeline_memcpy_async(as + t * PA, ap + t, 4);
-			else
-				as[t * PA] = 0.0f;
-		}
-		float *bs = Bs + (buf * BK + b_c * 9) * BN + b_px;
-		const bool bok = ci0 + b_c < cin_g;
-		const float *bp = b_src + ci0 * hw;
-#pragma unroll
-		for (int t = 0; t < 9; t++) {
-			if (bok && ((mask >> t) & 1u))
-				__pipeline_memcpy_async(bs + t * BN, bp + (t / 3) * rstep + (t % 3) * dilation, 4);
-			else
-				bs[t * BN] = 0.0f;
-		}
-		__pipeline_commit();
-	};
-
-	float acc[TM][TN];
-#pragma unroll
-	for (int i = 0; i < TM; i++)
-#pragma unroll
-		for (int j = 0; j < TN; j++)
-			acc[i][j] = 0.0f;
-
-	const long long nslices = (cin_g + CIB - 1) / CIB;
-	issue_slice(0, 0);
-	for (long long s = 0; s < nslices; s++) {
-		const int cur = (int)(s & 1);
-		__pipeline_wait_prior(0); // this thread's copies of slice s have landed
-		__syncthreads();          // everyone's slice s is visible, and everyone is done with slice s - 1
-		if (s + 1 < nslices)      // its buffer (cur ^ 1) is free: fetch slice s + 1 while computing s
-			issue_slice((s + 1) * CIB, cur ^ 1);
-		cv_mma<TM, TN, BK, PA>(As + cur * BK * PA, Bs + cur * BK * BN, tx, ty, acc);
-	}
-	cv_store<TM, TN>(acc, bias, y, p0, co0, g, N, P, cout, cout_g, has_bias, tx, ty, bn);
-}
-
-template <int T>
-static __device__ __forceinline__ void conv_tile(const float *__restrict__ input, const float *__restrict__ weight,
-						 const float *__restrict__ bias, float *__restrict__ y, long long nb,
-						 long long cin, long long h, long long w, long long cout, long long kh,
-						 long long kw, long long stride, long long padding, long long dilation,
-						 long long groups, int has_bias, float *smem, const BnArgs &bn)
-{
+	if (fast_path(kh, kw, stride, dilation, groups))
+		return;
 	const long long oh = (h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1;
 	const long long ow = (w + 2 * padding - dilation * (kw - 1) - 1) / stride + 1;
-	// uniform over the block (never true with the launch lines' grids)
-	if ((long long)blockIdx.x * 16 * T >= nb * oh * ow || (long long)blockIdx.y * 16 * T >= cout / groups)
+	if (oh <= 0 || ow <= 0)
 		return;
-	if (kh == 3 && kw == 3)
-		conv_3x3<T, T>(input, weight, bias, y, nb, cin, h, w, cout, stride, padding, dilation, groups, has_bias,
-			       smem, bn);
-	else
-		conv_any<T, T>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups,
-			       has_bias, smem, bn);
+	const long long cin_g = cin / groups, cout_g = cout / groups, total = nb * cout * oh * ow;
+	for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+	     e += (long long)gridDim.x * blockDim.x) {
+		long long t = e;
+		const long long ox = t % ow;
+		t /= ow;
+		const long long oy = t % oh;
+		t /= oh;
+		const long long co = t % cout, n = t / cout, g = co / cout_g;
+		const float *xp = input + (n * cin + g * cin_g) * h * w;
+		const float *wp = weight + co * cin_g * kh * kw;
+		float acc = 0.0f;
+		for (long long ci = 0; ci < cin_g; ci++)
+			for (long long ky = 0; ky < kh; ky++) {
+				const long long iy = oy * stride - padding + ky * dilation;
+				for (long long kx = 0; kx < kw; kx++) {
+					const long long ix = ox * stride - padding + kx * dilation;
+					const bool ok = iy >= 0 && iy < h && ix >= 0 && ix < w;
+					const float xv = ok ? xp[(ci * h + iy) * w + ix] : 0.0f;
+					acc = fmaf(wp[(ci * kh + ky) * kw + kx], xv, acc);
+				}
+			}
+		const float v = has_bias ? __fadd_rn(acc, bias[co]) : acc;
+		y[e] = training ? v : bn_relu(v, bn_chan(running_mean, running_var, bn_weight, bn_bias, eps, co));
+	}
 }
 
-#define BN_CONV_PARAMS                                                                                   \
-	const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias,        \
-		const float *__restrict__ running_mean, const float *__restrict__ running_var,                    \
-		const float *__restrict__ bn_weight, const float *__restrict__ bn_bias, float *__restrict__ y,    \
-		long long nb, long long cin, long long h, long long w, long long cout, long long kh, long long kw, \
-		long long stride, long long padding, long long dilation, long long groups, int has_bias,          \
-		int training, float eps
-
-extern "C" __global__ void __launch_bounds__(256, 2) conv_bn_relu_t128(BN_CONV_PARAMS)
-{
-	__shared__ __align__(16) float smem[cv_smem<128>::FLOATS];
-	const BnArgs bn = {running_mean, running_var, bn_weight, bn_bias, eps, training == 0};
-	conv_tile<8>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias,
-		     smem, bn);
-}
-
-extern "C" __global__ void __launch_bounds__(256) conv_bn_relu_t64(BN_CONV_PARAMS)
-{
-	__shared__ __align__(16) float smem[cv_smem<64>::FLOATS];
-	const BnArgs bn = {running_mean, running_var, bn_weight, bn_bias, eps, training == 0};
-	conv_tile<4>(input, weight, bias, y, nb, cin, h, w, cout, kh, kw, stride, padding, dilation, groups, has_bias,
-		     smem, bn);
-}
-
-// Training only (the launch lines give these two kernels an empty grid in eval). bn_stats is the
-// reference's, unchanged (same f64 two-pass sums, thread order and reduction tree), reading the raw
-// conv that the kernels above left in y; bn_apply_relu is the reference's bn_apply and relu in one
-// pass, in place.
+// Training only (the launch lines give these two kernels an empty grid in eval): reference.cu's
+// bn_stats and bn_apply_relu, unchanged. bn_stats reads the raw conv that the kernels above left in
+// y (same f64 two-pass sums, thread order and reduction tree); bn_apply_relu normalises and applies
+// relu in place.
 static __device__ double block_sum(double v, double *sh)
 {
 	for (int o = 16; o > 0; o >>= 1)
