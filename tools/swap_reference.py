@@ -17,7 +17,8 @@ e.g. pass_fast_sgemm.cu. Afterwards:
     stages line it has when the file it names is still there.
 Only swap a kernel that passed every case of the task on a GPU (tests/gpu/check_task.sh) and the
 PyTorch cross-check (tools/crosscheck.py): the reference is the ground truth of every verdict.
-Refuses to swap a former reference back in (undo a swap with git). Writes nothing on error.
+Refuses to swap a former reference back in (undo a swap with git), and a reference with an
+`untimed` launch (a reference's alone: as an example it would not compile). Writes nothing on error.
 """
 import argparse
 import datetime
@@ -55,6 +56,12 @@ def swap(task_dir, task_id, example, stages, date):
         fail(f"{ex_path} line 1: expected '// @kbx expect pass' (only a passing example can be a reference)")
     with open(ref_path) as f:
         old = f.read()
+    # a launch only a reference may have (kbx refuses `untimed` in a candidate, and the task may
+    # judge against what it computes): the former reference could not stay as an example
+    for no, line in enumerate(old.split("\n"), 1):
+        if re.match(r"//\s*@kbx\s+launch\s.*\buntimed\s*$", line):
+            fail(f"{ref_path} line {no}: an `untimed` launch, which only a reference may have: as an example "
+                 "it would not compile (and the task may be judged against what it computes); not swapped")
     with open(ini_path) as f:
         ini = f.read().split("\n")
     kept_stages = None

@@ -21,6 +21,17 @@ expect 2 "a missing example" -- python3 "$swap" --tasks "$root" "$id" nope.cu
 expect 2 "a path instead of a name" -- python3 "$swap" --tasks "$root" "$id" ../reference.cu
 expect 2 "a bad task id" -- python3 "$swap" --tasks "$root" "../$id" pass_fast_tiled_smem.cu
 if diff -r "$tmp/before" "$d" >/dev/null; then ok "the refusals wrote nothing"; else no "the refusals wrote nothing"; fi
+# a reference with an `untimed` launch (Quantization/linear_w4a16's exact linear layer) cannot
+# become an example: refused, with the line
+qid=Quantization/linear_w4a16
+mkdir -p "$root/Quantization"
+cp -R "$srcdir/tasks/$qid" "$root/$qid"
+cp -R "$root/$qid" "$tmp/qbefore"
+qex=$(cd "$root/$qid/examples" && grep -l '^// @kbx expect pass' ./*.cu | head -n 1)
+expect 2 "a reference with an untimed launch" -- python3 "$swap" --tasks "$root" "$qid" "${qex#./}"
+contains "$tmp/err" "reference.cu line [0-9]*: an .untimed. launch" "the refusal names the line"
+if diff -r "$tmp/qbefore" "$root/$qid" >/dev/null; then ok "that refusal wrote nothing"; else no "that refusal wrote nothing"; fi
+rm -rf "$root/Quantization"
 
 expect 0 "swap with --stages" -- python3 "$swap" --tasks "$root" --stages --date 2026-12-01 "$id" pass_fast_tiled_smem.cu
 [ -e "$d/examples/pass_fast_tiled_smem.cu" ] && no "the example left examples/" || ok "the example left examples/"
