@@ -17,6 +17,8 @@
 #     the reference marks untimed is timed in the stand-in, as in any candidate)
 #   SHARD=I/N: the tasks whose place in the sorted list is I modulo N (kbx eval --shard's rule), for
 #     the evaluation and the golden sweep alike (do not pass --shard among the options)
+#   ONLY="Cat/name ...": only these tasks (e.g. those a change touched), for both alike; with SHARD,
+#     the shard of these
 #   KBX_TASKS (default ./tasks), LD_LIBRARY_PATH for a carried binary; GOLDEN=0 skips the golden
 #   sweep; GOLDEN_GPUS=0,1,... spreads it over those GPUs, as `--gpus 0,1,...` among the options
 #   spreads kbx eval's items (compare like with like).
@@ -31,9 +33,9 @@ tasks=${KBX_TASKS:-$PWD/tasks}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 case " $* " in *" --shard "*) echo "eval_real: use SHARD=I/N, not --shard (the golden sweep must run the same tasks)" >&2; exit 2 ;; esac
-python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" "${PICK:-example}" "${SHARD:-0/1}" <<'PY'
+python3 - "$tasks" "$out/pred.jsonl" "$out/tasks.txt" "${PICK:-example}" "${SHARD:-0/1}" "${ONLY:-}" <<'PY'
 import json, os, sys
-root, dest, ids, pick, shard = sys.argv[1:]
+root, dest, ids, pick, shard, only = sys.argv[1:]
 try:
     index, count = (int(v) for v in shard.split("/"))
 except ValueError:
@@ -47,6 +49,12 @@ for cat in sorted(os.listdir(root)):
     if not os.path.isdir(d) or cat in ("include", "golden"):
         continue
     tasks += [(cat, name) for name in sorted(os.listdir(d)) if os.path.isdir(os.path.join(d, name))]
+if only.split():
+    wanted = set(only.split())
+    unknown = wanted - {f"{c}/{n}" for c, n in tasks}
+    if unknown:
+        sys.exit(f"eval_real: ONLY names no task of {root}: {' '.join(sorted(unknown))}")
+    tasks = [(c, n) for c, n in tasks if f"{c}/{n}" in wanted]
 n = missing = 0
 with open(dest, "w") as f, open(ids, "w") as t:
     for k, (cat, name) in enumerate(tasks):

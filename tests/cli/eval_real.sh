@@ -137,6 +137,16 @@ SHARD=2/2 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tm
 SHARD=half KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o5" >"$tmp/out" 2>&1
 [ $? -ne 0 ] && contains "$tmp/out" "got example, half" "and one that is not I/N, with what was given" || no "SHARD=half refused"
 
+# ONLY: the tasks a change touched, for the evaluation and the golden sweep's list alike
+GOLDEN=0 ONLY="Reduce/sum Math/add" PICK=reference KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" \
+	"$tmp/kb" "$tmp/o6" >"$tmp/out" 2>&1
+contains "$tmp/out" "2 tasks \(shard 0/1\) with a passing reference" "ONLY picks its tasks"
+[ "$(cat "$tmp/o6/tasks.txt" | tr '\n' ' ')" = "Math/add Reduce/sum " ] && ok "ONLY's tasks, in the catalogue's order" ||
+	no "ONLY's tasks: $(cat "$tmp/o6/tasks.txt")"
+ONLY="Math/nope" KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o7" >"$tmp/out" 2>&1
+[ $? -ne 0 ] && contains "$tmp/out" "ONLY names no task of .*: Math/nope" "an unknown ONLY task is refused, named" ||
+	no "ONLY=Math/nope refused"
+
 # GOLDEN=0: no golden sweep, no ratio
 GOLDEN=0 KBX_TASKS="$tasks" sh "$srcdir/bench/eval_real.sh" "$tmp/bin/kbx" "$tmp/kb" "$tmp/o2" >"$tmp/out" 2>&1
 lacks "$tmp/o2/report.txt" "^ratio" "GOLDEN=0 runs no golden sweep and gives no ratio"
